@@ -1,0 +1,31 @@
+import type { FastifyRequest } from 'fastify';
+import { DocwrightError } from '../errors.ts';
+import type { KeyService, Principal } from '../keys/keys.ts';
+
+/**
+ * Checks the bearer key against the project in the path (SPEC §3):
+ * 401 for a missing, malformed, unknown, revoked or expired key; 403 for a
+ * valid key on another project's path; 404 when that project does not exist.
+ */
+export async function authorizeProject(
+  request: FastifyRequest,
+  projectId: string,
+  deps: { keys: KeyService; projectExists: (id: string) => Promise<boolean> },
+): Promise<Principal> {
+  const header = request.headers.authorization;
+  if (!header)
+    throw new DocwrightError(
+      'unauthorized',
+      'missing Authorization header: send Authorization: Bearer <API key>',
+    );
+  const match = /^Bearer +(\S+) *$/i.exec(header);
+  if (!match) throw new DocwrightError('unauthorized', 'the Authorization header must be Bearer <API key>');
+  const principal = await deps.keys.authenticate(match[1]!);
+  if (principal.projectId !== projectId) {
+    if (!(await deps.projectExists(projectId))) {
+      throw new DocwrightError('project-not-found', `project ${projectId} does not exist`);
+    }
+    throw new DocwrightError('forbidden', 'this API key belongs to another project');
+  }
+  return principal;
+}

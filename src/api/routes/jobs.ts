@@ -1,0 +1,72 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { App } from '../../app.ts';
+import { DocwrightError } from '../../errors.ts';
+import { type IdempotentRequest, requestFingerprint } from '../../jobs/idempotency.ts';
+import type { WorkResult } from '../../jobs/jobs.ts';
+import { authorizeProject } from '../auth.ts';
+import { setRateLimitHeaders } from '../rate-limit-headers.ts';
+
+type ProjectParams = { Params: { projectId: string } };
+type JobParams = { Params: { projectId: string; id: string } };
+
+/** `Idempotency-Key` plus what identifies the request, or undefined without the header. */
+function idempotencyOf(request: FastifyRequest): IdempotentRequest | undefined {
+  const key = request.headers['idempotency-key'];
+  if (key === undefined) return undefined;
+  if (typeof key !== 'string' || !/^[\x21-\x7e]{1,255}$/.test(key)) {
+    const message = 'must be 1 to 255 visible ASCII characters';
+    throw new DocwrightError('invalid-request', `Idempotency-Key ${message}`, {
+      fields: [{ field: 'header.Idempotency-Key', message }],
+    });
+  }
+  const path = request.url.split('?')[0]!;
+  return { key, fingerprint: requestFingerprint(request.method, path, request.body ?? null) };
+}
+
+function sendWork(reply: FastifyReply, result: WorkResult) {
+  setRateLimitHeaders(reply, result.rateLimit);
+  if (result.location) reply.header('location', result.location);
+  if (result.replayed) reply.header('idempotent-replayed', 'true');
+  return reply.status(result.statusCode).send(result.body);
+}
+
+/** The job API of SPEC §2. Routes only translate HTTP; the job service decides. */
+export function registerJobRoutes(server: FastifyInstance, app: App): void {
+  // Authentication runs before the body is read, so that an unauthenticated
+  // client learns nothing (not even 413/415) and costs no parsing.
+  const authorize = async (request: FastifyRequest) => {
+    const { projectId } = request.params as { projectId: string };
+    request.principal = await authorizeProject(request, projectId, {
+      keys: app.keys,
+      projectExists: app.jobs.projectExists,
+    });
+  };
+  // Create and follow-up responses carry the rate-limit headers (SPEC §4), errors included.
+  const work = { onRequest: authorize, config: { rateLimitHeaders: true } };
+
+  server.post<ProjectParams>('/v2/agent/:projectId/job', work, async (request, reply) => {
+    const { projectId } = request.params;
+    return sendWork(reply, await app.jobs.create(projectId, request.body, idempotencyOf(request)));
+  });
+
+  server.post<JobParams>('/v2/agent/:projectId/job/:id/message', work, async (request, reply) => {
+    const { projectId, id } = request.params;
+    return sendWork(reply, await app.jobs.message(projectId, id, request.body, idempotencyOf(request)));
+  });
+
+  server.get<JobParams>('/v2/agent/:projectId/job/:id', { onRequest: authorize }, async (request) =>
+    app.jobs.get(request.params.projectId, request.params.id),
+  );
+
+  server.get<ProjectParams>('/v2/agent/:projectId/jobs', { onRequest: authorize }, async (request) =>
+    app.jobs.list(request.params.projectId, request.query),
+  );
+
+  server.post<JobParams>('/v2/agent/:projectId/job/:id/archive', { onRequest: authorize }, async (request) =>
+    app.jobs.archive(request.params.projectId, request.params.id),
+  );
+
+  server.get<JobParams>('/v2/agent/:projectId/job/:id/events', { onRequest: authorize }, async (request) => ({
+    events: await app.jobs.events(request.params.projectId, request.params.id, request.query),
+  }));
+}

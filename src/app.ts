@@ -1,0 +1,69 @@
+import type { Config } from './config.ts';
+import { DocwrightError } from './errors.ts';
+import { createJobService, type JobService } from './jobs/jobs.ts';
+import { createKeyService, type KeyService } from './keys/keys.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { createProjectService, type ProjectService } from './projects/projects.ts';
+import { resolveSecretKey, SecretBox } from './projects/secret-box.ts';
+import { openStore, type Store } from './store/database.ts';
+
+/** Everything a process of docwright shares: configuration, database and services. */
+export interface App {
+  config: Config;
+  store: Store;
+  logger: Logger;
+  projects: ProjectService;
+  keys: KeyService;
+  jobs: JobService;
+  close(): Promise<void>;
+}
+
+export interface OpenAppOptions {
+  logger?: Logger;
+  /** Apply pending migrations while opening (default true). */
+  migrate?: boolean;
+  /** Clock, injectable for tests. */
+  now?: () => Date;
+}
+
+export async function openApp(config: Config, options: OpenAppOptions = {}): Promise<App> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    databaseSchema: config.databaseSchema,
+    dataDir: config.dataDir,
+    migrate: options.migrate ?? true,
+    onPoolError: (error) =>
+      logger.warn({ err: { message: error.message } }, 'database connection lost; it will be replaced'),
+  });
+  let secretBox: SecretBox | undefined;
+  const getSecretBox = () => {
+    if (!secretBox) {
+      const key = resolveSecretKey(config);
+      if (!key) {
+        throw new DocwrightError(
+          'invalid-request',
+          'DOCWRIGHT_SECRET_KEY must be set to store project credentials when DATABASE_URL is used',
+        );
+      }
+      secretBox = new SecretBox(key);
+    }
+    return secretBox;
+  };
+  const now = options.now;
+  return {
+    config,
+    store,
+    logger,
+    projects: createProjectService({ store, secretBox: getSecretBox, now }),
+    keys: createKeyService({ store, now }),
+    jobs: createJobService({
+      store,
+      promptMaxChars: config.promptMaxChars,
+      defaultRateLimit: config.defaultRateLimit,
+      defaultModel: config.defaultModel,
+      now,
+    }),
+    close: () => store.close(),
+  };
+}

@@ -1,0 +1,79 @@
+import type { Command } from 'commander';
+import { DocwrightError } from '../errors.ts';
+import type { ApiKeyView } from '../keys/keys.ts';
+import { print, table, withApp } from './output.ts';
+import { duration, isoDate } from './parsers.ts';
+
+const row = (k: ApiKeyView) => [
+  k.id,
+  k.display,
+  k.name ?? '-',
+  k.createdAt,
+  k.lastUsedAt ?? 'never',
+  k.expiresAt ?? 'never',
+  k.revokedAt ? 'revoked' : 'active',
+];
+
+export function registerKeyCommands(program: Command): void {
+  const key = program.command('key').description('manage admin API keys');
+
+  key
+    .command('create')
+    .description('create an API key for a project (shown once)')
+    .requiredOption('--project <id>', 'project id')
+    .option('--name <name>', 'a label for the key')
+    .option('--expires-in <duration>', 'expire after e.g. 90d, 12h', duration)
+    .option('--expires-at <date>', 'expire at an ISO 8601 time', isoDate)
+    .option('--json', 'print as JSON')
+    .action(async (options) => {
+      if (options.expiresIn !== undefined && options.expiresAt !== undefined) {
+        throw new DocwrightError('invalid-request', 'give either --expires-in or --expires-at, not both');
+      }
+      const expiresAt =
+        options.expiresAt ?? (options.expiresIn ? new Date(Date.now() + options.expiresIn) : undefined);
+      if (expiresAt && expiresAt.getTime() <= Date.now()) {
+        throw new DocwrightError('invalid-request', '--expires-at must be in the future');
+      }
+      const created = await withApp((app) =>
+        app.keys.create(options.project, { name: options.name, expiresAt }),
+      );
+      print(options.json, created, () =>
+        [
+          `API key ${created.id} for project ${created.projectId}:`,
+          '',
+          `  ${created.key}`,
+          '',
+          'It is shown only now; store it as a secret.',
+        ].join('\n'),
+      );
+    });
+
+  key
+    .command('list')
+    .description("list a project's API keys")
+    .requiredOption('--project <id>', 'project id')
+    .option('--json', 'print as JSON')
+    .action(async (options) => {
+      const keys = await withApp(async (app) => {
+        await app.projects.get(options.project);
+        return app.keys.list(options.project);
+      });
+      print(options.json, { keys }, () =>
+        table(['ID', 'KEY', 'NAME', 'CREATED', 'LAST USED', 'EXPIRES', 'STATE'], keys.map(row)),
+      );
+    });
+
+  key
+    .command('revoke')
+    .description('revoke an API key (takes effect at once)')
+    .argument('<key-id>', 'key id (key_…)')
+    .option('--json', 'print as JSON')
+    .action(async (keyId: string, options) => {
+      const revoked = await withApp((app) => app.keys.revoke(keyId));
+      print(
+        options.json,
+        revoked,
+        () => `revoked ${revoked.id} (${revoked.display}) at ${revoked.revokedAt}`,
+      );
+    });
+}

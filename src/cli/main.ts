@@ -1,0 +1,47 @@
+import { Command, CommanderError } from 'commander';
+import { DocwrightError } from '../errors.ts';
+import { VERSION } from '../version.ts';
+import { registerKeyCommands } from './key.ts';
+import { print, withApp } from './output.ts';
+import { registerProjectCommands } from './project.ts';
+import { registerServeCommand } from './serve.ts';
+
+const program = new Command('docwright')
+  .description('docwright: documentation edits from plain-language instructions')
+  .version(VERSION)
+  .showHelpAfterError('(run with --help for usage)')
+  .exitOverride();
+
+registerServeCommand(program);
+
+program
+  .command('migrate')
+  .description('apply pending database migrations')
+  .option('--json', 'print as JSON')
+  .action(async (options) => {
+    // Opening the app applies migrations; report what it did.
+    const { migrateToLatest } = await import('../store/migrations.ts');
+    const result = await withApp(async (app) => ({
+      database: app.store.location,
+      ...(await migrateToLatest(app.store.db, app.store.dialect, app.config.databaseSchema)),
+    }));
+    print(options.json, result, () => `database ${result.database} is up to date`);
+  });
+
+registerProjectCommands(program);
+registerKeyCommands(program);
+
+try {
+  await program.parseAsync();
+} catch (error) {
+  if (error instanceof CommanderError) {
+    // Commander has printed its message (help and version exit with code 0).
+    process.exit(error.exitCode === 0 ? 0 : 2);
+  }
+  if (error instanceof DocwrightError) {
+    process.stderr.write(`docwright: ${error.message}\n`);
+    process.exit(error.status >= 500 ? 1 : 2);
+  }
+  process.stderr.write(`docwright: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}

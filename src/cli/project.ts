@@ -1,0 +1,112 @@
+import { type Command, Option } from 'commander';
+import type { ProjectView } from '../projects/projects.ts';
+import { HOSTS } from '../projects/repository.ts';
+import { describe, print, table, withApp } from './output.ts';
+import { fileContents, list, positiveInt } from './parsers.ts';
+
+/** CLI option → project field. Options not given leave the field unchanged. */
+const fieldOptions: [Option, string][] = [
+  [new Option('--name <name>', 'project name'), 'name'],
+  [new Option('--repository <url-or-path>', 'repository web URL, local path or file:// URL'), 'repository'],
+  [new Option('--host <host>', 'code host (detected from the URL when possible)').choices(HOSTS), 'host'],
+  [new Option('--api-url <url>', 'API base URL of a self-hosted code host'), 'apiUrl'],
+  [new Option('--token <token>', 'code-host access token (stored encrypted)'), 'token'],
+  [
+    new Option('--token-file <path>', 'read the access token from a file').argParser((p) =>
+      fileContents(p).trim(),
+    ),
+    'token',
+  ],
+  [new Option('--github-app-id <id>', 'GitHub App id'), 'githubAppId'],
+  [
+    new Option('--github-private-key-file <path>', 'GitHub App private key (PEM file)').argParser(
+      fileContents,
+    ),
+    'githubPrivateKey',
+  ],
+  [new Option('--github-installation-id <id>', 'GitHub App installation id'), 'githubInstallationId'],
+  [new Option('--ref <branch>', 'base branch (default: the repository default branch)'), 'ref'],
+  [new Option('--docs-dir <path>', 'documentation directory, relative to the repository root'), 'docsDir'],
+  [
+    new Option('--writable <globs>', 'globs the agent may write (comma-separated, repeatable)').argParser(
+      list,
+    ),
+    'writable',
+  ],
+  [new Option('--model <provider/model>', 'model, e.g. anthropic/claude-sonnet-4-5'), 'model'],
+  [
+    new Option('--allowed-models <models>', 'models a request may choose (comma-separated)').argParser(list),
+    'allowedModels',
+  ],
+  [
+    new Option('--openai-compatible-base-url <url>', 'base URL of an OpenAI-compatible endpoint'),
+    'openaiCompatibleBaseUrl',
+  ],
+  [new Option('--draft', 'open pull requests as drafts'), 'draft'],
+  [new Option('--no-draft', 'open ready pull requests'), 'draft'],
+  [new Option('--labels <labels>', 'pull request labels (comma-separated)').argParser(list), 'labels'],
+  [new Option('--branch-prefix <prefix>', 'head branch prefix (default docwright/)'), 'branchPrefix'],
+  [new Option('--author-name <name>', 'commit author name'), 'authorName'],
+  [new Option('--author-email <email>', 'commit author email'), 'authorEmail'],
+  [new Option('--rate-limit <n>', 'jobs and follow-ups per hour').argParser(positiveInt), 'rateLimit'],
+];
+
+function inputFrom(options: Record<string, unknown>): Record<string, unknown> {
+  const input: Record<string, unknown> = {};
+  for (const [option, field] of fieldOptions) {
+    const value = options[option.attributeName()];
+    if (value !== undefined) input[field] = value;
+  }
+  return input;
+}
+
+const human = (p: ProjectView) => describe({ ...p } as unknown as Record<string, unknown>);
+
+export function registerProjectCommands(program: Command): void {
+  const project = program.command('project').description('manage projects');
+
+  const withFields = (command: Command) => {
+    for (const [option] of fieldOptions) command.addOption(option);
+    return command.option('--json', 'print the project as JSON');
+  };
+
+  withFields(project.command('create').description('create a project')).action(async (options) => {
+    const created = await withApp((app) => app.projects.create(inputFrom(options)));
+    print(
+      options.json,
+      created,
+      () => `${human(created)}\n\nCreate an API key with: docwright key create --project ${created.id}`,
+    );
+  });
+
+  withFields(
+    project.command('update').description("change a project's settings").argument('<id>', 'project id'),
+  ).action(async (id: string, options) => {
+    const updated = await withApp((app) => app.projects.update(id, inputFrom(options)));
+    print(options.json, updated, () => human(updated));
+  });
+
+  project
+    .command('list')
+    .description('list projects')
+    .option('--json', 'print as JSON')
+    .action(async (options) => {
+      const projects = await withApp((app) => app.projects.list());
+      print(options.json, { projects }, () =>
+        table(
+          ['ID', 'NAME', 'HOST', 'REPOSITORY', 'REF'],
+          projects.map((p) => [p.id, p.name, p.host, p.repository, p.ref]),
+        ),
+      );
+    });
+
+  project
+    .command('show')
+    .description('show a project')
+    .argument('<id>', 'project id')
+    .option('--json', 'print as JSON')
+    .action(async (id: string, options) => {
+      const shown = await withApp((app) => app.projects.get(id));
+      print(options.json, shown, () => human(shown));
+    });
+}

@@ -1,0 +1,70 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { DocwrightError } from './errors.ts';
+
+/** Server-wide settings, read from the environment once at start. */
+export interface Config {
+  /** Where the embedded default keeps its SQLite file and generated secret key (`DOCWRIGHT_DATA_DIR`). */
+  dataDir: string;
+  /** `postgres://…` to use PostgreSQL instead of SQLite (`DATABASE_URL`). */
+  databaseUrl: string | undefined;
+  /** PostgreSQL schema to keep docwright's tables in (`DOCWRIGHT_DATABASE_SCHEMA`, default `public`). */
+  databaseSchema: string;
+  /** Key that encrypts project secrets at rest (`DOCWRIGHT_SECRET_KEY`). */
+  secretKey: string | undefined;
+  /** Model used when neither the request nor the project names one (`DOCWRIGHT_MODEL`). */
+  defaultModel: string | undefined;
+  /** Longest accepted `prompt`, in characters after trimming (`DOCWRIGHT_PROMPT_MAX_CHARS`). */
+  promptMaxChars: number;
+  /** Uses per project per rolling hour for projects that set no limit (`DOCWRIGHT_RATE_LIMIT`). */
+  defaultRateLimit: number;
+  /** pino log level (`DOCWRIGHT_LOG_LEVEL`). */
+  logLevel: string;
+}
+
+const positiveInt = z.coerce.number().int().positive();
+
+const envSchema = z.object({
+  DOCWRIGHT_DATA_DIR: z.string().min(1).default('./.docwright'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  DOCWRIGHT_DATABASE_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier')
+    .default('public'),
+  DOCWRIGHT_SECRET_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
+  DOCWRIGHT_MODEL: z.string().min(1).optional(),
+  DOCWRIGHT_PROMPT_MAX_CHARS: positiveInt.default(100_000),
+  DOCWRIGHT_RATE_LIMIT: positiveInt.default(100),
+  DOCWRIGHT_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+/** Reads and validates the configuration; a bad variable is named in the error. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const fields = parsed.error.issues.map((issue) => ({
+      field: issue.path.join('.'),
+      message: issue.message,
+    }));
+    throw new DocwrightError(
+      'invalid-request',
+      `invalid configuration: ${fields.map((f) => `${f.field} ${f.message}`).join('; ')}`,
+      { fields },
+    );
+  }
+  const e = parsed.data;
+  return {
+    dataDir: path.resolve(e.DOCWRIGHT_DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    databaseSchema: e.DOCWRIGHT_DATABASE_SCHEMA,
+    secretKey: e.DOCWRIGHT_SECRET_KEY,
+    defaultModel: e.DOCWRIGHT_MODEL,
+    promptMaxChars: e.DOCWRIGHT_PROMPT_MAX_CHARS,
+    defaultRateLimit: e.DOCWRIGHT_RATE_LIMIT,
+    logLevel: e.DOCWRIGHT_LOG_LEVEL,
+  };
+}

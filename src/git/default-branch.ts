@@ -1,0 +1,48 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** Environment for git commands that must never stop to ask for a password. */
+export const nonInteractiveGitEnv = (): NodeJS.ProcessEnv => ({
+  ...process.env,
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_ASKPASS: '',
+  SSH_ASKPASS: '',
+});
+
+/** Whether `dir` is inside a git repository (bare or not). */
+export async function isGitRepository(dir: string): Promise<boolean> {
+  try {
+    await run('git', ['-C', dir, 'rev-parse', '--git-dir'], { env: nonInteractiveGitEnv(), timeout: 10_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The branch HEAD points at: for a local directory, from its HEAD; for a
+ * remote URL, by asking the server (`ls-remote --symref`). Returns undefined
+ * when it cannot be told.
+ */
+export async function findDefaultBranch(repository: string): Promise<string | undefined> {
+  try {
+    if (repository.startsWith('file://')) {
+      const dir = new URL(repository).pathname;
+      const { stdout } = await run('git', ['-C', dir, 'symbolic-ref', '--short', 'HEAD'], {
+        env: nonInteractiveGitEnv(),
+        timeout: 10_000,
+      });
+      return stdout.trim() || undefined;
+    }
+    const { stdout } = await run('git', ['ls-remote', '--symref', '--', repository, 'HEAD'], {
+      env: nonInteractiveGitEnv(),
+      timeout: 15_000,
+    });
+    const match = /^ref: refs\/heads\/(\S+)\s+HEAD$/m.exec(stdout);
+    return match?.[1];
+  } catch {
+    return undefined;
+  }
+}

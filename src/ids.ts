@@ -1,0 +1,22 @@
+import { monotonicFactory } from 'ulid';
+
+/**
+ * Resource ids: a type prefix and a lower-case ULID, so ids sort by creation
+ * time (newest-first listing is an index scan) and name what they identify.
+ */
+const nextUlid = monotonicFactory();
+
+const ulidPattern = '[0-9a-hjkmnp-tv-z]{26}';
+
+export const newJobId = (): string => `job_${nextUlid().toLowerCase()}`;
+export const newRunId = (): string => `run_${nextUlid().toLowerCase()}`;
+export const newProjectId = (): string => `prj_${nextUlid().toLowerCase()}`;
+export const newKeyId = (): string => `key_${nextUlid().toLowerCase()}`;
+
+const jobIdRe = new RegExp(`^job_${ulidPattern}$`);
+const projectIdRe = new RegExp(`^prj_${ulidPattern}$`);
+const keyIdRe = new RegExp(`^key_${ulidPattern}$`);
+
+export const isJobId = (value: string): boolean => jobIdRe.test(value);
+export const isProjectId = (value: string): boolean => projectIdRe.test(value);
+export const isKeyId = (value: string): boolean => keyIdRe.test(value);

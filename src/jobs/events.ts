@@ -1,0 +1,59 @@
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import type { Database, JobEventRow } from '../store/schema.ts';
+
+/** One entry of a job's transcript. */
+export const jobEventSchema = z.object({
+  id: z.number().int().meta({ description: 'Increasing; pass as `after` (or Last-Event-ID) to resume.' }),
+  jobId: z.string(),
+  runId: z.string().nullable(),
+  type: z.string().meta({ description: 'e.g. job.created, job.message, job.archived' }),
+  data: z.unknown(),
+  createdAt: z.iso.datetime(),
+});
+export type JobEvent = z.output<typeof jobEventSchema>;
+
+export interface NewEvent {
+  jobId: string;
+  runId?: string | null;
+  type: string;
+  data?: unknown;
+}
+
+export const toJobEvent = (row: JobEventRow): JobEvent => ({
+  id: Number(row.id),
+  jobId: row.job_id,
+  runId: row.run_id,
+  type: row.type,
+  data: JSON.parse(row.data),
+  createdAt: row.created_at,
+});
+
+/** Appends events (in the caller's transaction, when it passes one). */
+export async function appendEvents(db: Kysely<Database>, events: NewEvent[], now: Date): Promise<void> {
+  if (events.length === 0) return;
+  await db
+    .insertInto('job_events')
+    .values(
+      events.map((e) => ({
+        job_id: e.jobId,
+        run_id: e.runId ?? null,
+        type: e.type,
+        data: JSON.stringify(e.data ?? {}),
+        created_at: now.toISOString(),
+      })),
+    )
+    .execute();
+}
+
+/** Events of a job after `after` (an event id), oldest first. */
+export async function listEvents(
+  db: Kysely<Database>,
+  jobId: string,
+  options: { after?: number | undefined; limit: number },
+): Promise<JobEvent[]> {
+  let query = db.selectFrom('job_events').selectAll().where('job_id', '=', jobId);
+  if (options.after !== undefined) query = query.where('id', '>', options.after);
+  const rows = await query.orderBy('id').limit(options.limit).execute();
+  return rows.map(toJobEvent);
+}

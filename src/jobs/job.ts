@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import type { JobRow } from '../store/schema.ts';
+
+export const JOB_STATUSES = ['active', 'completed', 'archived', 'failed'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+/** The job record of SPEC §2. Every field is always present; unknown values are null. */
+export const agentJobSchema = z.object({
+  id: z.string().meta({ description: '`job_` followed by a sortable unique id.' }),
+  status: z.enum(JOB_STATUSES),
+  source: z.object({
+    repository: z.string().meta({ description: 'Full URL of the repository the job works on.' }),
+    ref: z.string().meta({ description: 'Base branch the agent starts from and the pull request targets.' }),
+  }),
+  model: z.string().meta({ description: 'The model used, as provider/model-id.' }),
+  prLink: z
+    .url()
+    .nullable()
+    .meta({ description: 'Pull request URL; null while active and when no files changed.' }),
+  createdAt: z.iso.datetime(),
+  archivedAt: z.iso.datetime().nullable(),
+  updatedAt: z.iso.datetime().meta({ description: '(extension) Last change.' }),
+  branch: z.string().nullable().meta({ description: '(extension) Head branch pushed by the agent.' }),
+  summary: z.string().nullable().meta({ description: "(extension) The agent's summary of what it changed." }),
+  error: z
+    .object({ code: z.string(), message: z.string() })
+    .nullable()
+    .meta({ description: '(extension) Why the job failed; `code` is a stable slug.' }),
+  usage: z
+    .object({ inputTokens: z.number().int(), outputTokens: z.number().int() })
+    .nullable()
+    .meta({ description: '(extension) Model tokens consumed so far.' }),
+});
+export type AgentJob = z.output<typeof agentJobSchema>;
+
+export function toAgentJob(row: JobRow): AgentJob {
+  return {
+    id: row.id,
+    status: row.status,
+    source: { repository: row.repository, ref: row.ref },
+    model: row.model,
+    // A follow-up run makes the job active again while the row still remembers the old link.
+    prLink: row.status === 'active' ? null : row.pr_link,
+    createdAt: row.created_at,
+    archivedAt: row.archived_at,
+    updatedAt: row.updated_at,
+    branch: row.branch,
+    summary: row.summary,
+    error: row.error_code ? { code: row.error_code, message: row.error_message ?? '' } : null,
+    usage:
+      row.input_tokens !== null || row.output_tokens !== null
+        ? { inputTokens: row.input_tokens ?? 0, outputTokens: row.output_tokens ?? 0 }
+        : null,
+  };
+}

@@ -1,0 +1,306 @@
+import type { Transaction } from 'kysely';
+import { DocwrightError } from '../errors.ts';
+import { isJobId, newJobId, newRunId } from '../ids.ts';
+import type { Store } from '../store/database.ts';
+import { lockProject } from '../store/dialect.ts';
+import type { Database, JobRow, ProjectRow } from '../store/schema.ts';
+import { parseOrThrow } from '../validation.ts';
+import { appendEvents, type JobEvent, listEvents } from './events.ts';
+import { findReplay, type IdempotentRequest, rememberResponse } from './idempotency.ts';
+import { type AgentJob, toAgentJob } from './job.ts';
+import { consumeRateLimit, peekRateLimit, type RateLimitState } from './rate-limit.ts';
+import {
+  createJobBody,
+  type ListEventsQuery,
+  type ListJobsQuery,
+  listEventsQuery,
+  listJobsQuery,
+  messageBody,
+} from './requests.ts';
+
+export interface JobServiceOptions {
+  store: Store;
+  /** Longest prompt in characters after trimming. */
+  promptMaxChars: number;
+  /** Uses per hour for projects that set no limit. */
+  defaultRateLimit: number;
+  /** Model for projects that name none. */
+  defaultModel?: string | undefined;
+  now?: () => Date;
+}
+
+/** The outcome of a request that creates work (create, follow-up). */
+export interface WorkResult {
+  statusCode: number;
+  /** The job record, or for a replay the original response body. */
+  body: unknown;
+  location: string | null;
+  rateLimit: RateLimitState;
+  /** True when an `Idempotency-Key` matched and nothing was created. */
+  replayed: boolean;
+}
+
+export interface JobPage {
+  jobs: AgentJob[];
+  nextCursor: string | null;
+}
+
+export type JobService = ReturnType<typeof createJobService>;
+
+const encodeCursor = (id: string) => Buffer.from(id).toString('base64url');
+function decodeCursor(cursor: string): string {
+  const id = Buffer.from(cursor, 'base64url').toString();
+  if (!isJobId(id)) {
+    throw new DocwrightError('invalid-cursor', 'cursor is not one this server returned', {
+      fields: [{ field: 'query.cursor', message: 'is not a cursor this server returned' }],
+    });
+  }
+  return id;
+}
+
+export function createJobService(options: JobServiceOptions) {
+  const { db, dialect } = options.store;
+  const now = options.now ?? (() => new Date());
+  const createSchema = createJobBody(options.promptMaxChars);
+  const messageSchema = messageBody(options.promptMaxChars);
+  const limitOf = (project: ProjectRow) => project.rate_limit ?? options.defaultRateLimit;
+
+  async function lockedProject(trx: Transaction<Database>, projectId: string): Promise<ProjectRow> {
+    if (!(await lockProject(dialect, trx, projectId))) throw projectNotFound(projectId);
+    return trx.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirstOrThrow();
+  }
+
+  async function findJob(projectId: string, jobId: string, trx = db): Promise<JobRow> {
+    const row = isJobId(jobId)
+      ? await trx
+          .selectFrom('jobs')
+          .selectAll()
+          .where('id', '=', jobId)
+          .where('project_id', '=', projectId)
+          .executeTakeFirst()
+      : undefined;
+    if (!row) throw new DocwrightError('job-not-found', `job ${jobId} does not exist in this project`);
+    return row;
+  }
+
+  /**
+   * The shared shape of create and follow-up: one transaction that locks the
+   * project, answers a replayed `Idempotency-Key` from storage, consumes a
+   * rate-limit use, does the work and remembers the response.
+   */
+  async function createWork(
+    projectId: string,
+    idempotency: IdempotentRequest | undefined,
+    work: (
+      trx: Transaction<Database>,
+      project: ProjectRow,
+      at: Date,
+    ) => Promise<{ job: AgentJob; statusCode: number; location: string | null }>,
+  ): Promise<WorkResult> {
+    return db.transaction().execute(async (trx) => {
+      const at = now();
+      const project = await lockedProject(trx, projectId);
+      if (idempotency) {
+        const replay = await findReplay(trx, projectId, idempotency, at);
+        if (replay) {
+          const rateLimit = await peekRateLimit(trx, projectId, limitOf(project), at);
+          return { ...replay, rateLimit, replayed: true };
+        }
+      }
+      const rateLimit = await consumeRateLimit(trx, projectId, limitOf(project), at);
+      const { job, statusCode, location } = await work(trx, project, at);
+      if (idempotency)
+        await rememberResponse(trx, projectId, idempotency, { statusCode, body: job, location }, at);
+      return { statusCode, body: job, location, rateLimit, replayed: false };
+    });
+  }
+
+  function chooseModel(project: ProjectRow, requested: string | undefined): string {
+    const settings = JSON.parse(project.settings) as { allowedModels?: string[] };
+    const fallback = project.model ?? options.defaultModel ?? '';
+    if (requested === undefined) return fallback;
+    const allowed = new Set([fallback, ...(settings.allowedModels ?? [])].filter(Boolean));
+    if (!allowed.has(requested)) {
+      const message =
+        allowed.size > 0
+          ? `is not one of this project's models: ${[...allowed].join(', ')}`
+          : 'this project allows no model choice';
+      throw new DocwrightError('invalid-request', `model ${message}`, {
+        fields: [{ field: 'model', message }],
+      });
+    }
+    return requested;
+  }
+
+  return {
+    /** Creates a job and queues its first run (SPEC §2). */
+    async create(projectId: string, rawBody: unknown, idempotency?: IdempotentRequest): Promise<WorkResult> {
+      const body = parseOrThrow(createSchema, rawBody);
+      return createWork(projectId, idempotency, async (trx, project, at) => {
+        const timestamp = at.toISOString();
+        const row: JobRow = {
+          id: newJobId(),
+          project_id: projectId,
+          status: 'active',
+          repository: project.repository,
+          ref: body.ref ?? project.ref,
+          model: chooseModel(project, body.model),
+          draft: body.draft === undefined ? null : Number(body.draft),
+          pr_link: null,
+          branch: null,
+          summary: null,
+          error_code: null,
+          error_message: null,
+          input_tokens: null,
+          output_tokens: null,
+          created_at: timestamp,
+          updated_at: timestamp,
+          archived_at: null,
+        };
+        const runId = newRunId();
+        await trx.insertInto('jobs').values(row).execute();
+        await trx
+          .insertInto('job_runs')
+          .values({
+            id: runId,
+            job_id: row.id,
+            seq: 1,
+            prompt: body.prompt,
+            status: 'queued',
+            created_at: timestamp,
+            started_at: null,
+            ended_at: null,
+          })
+          .execute();
+        await appendEvents(
+          trx,
+          [
+            {
+              jobId: row.id,
+              runId,
+              type: 'job.created',
+              data: { prompt: body.prompt, model: row.model, ref: row.ref },
+            },
+          ],
+          at,
+        );
+        return { job: toAgentJob(row), statusCode: 201, location: `/v2/agent/${projectId}/job/${row.id}` };
+      });
+    },
+
+    /** Queues a follow-up run on a finished job (SPEC §2 states). */
+    async message(
+      projectId: string,
+      jobId: string,
+      rawBody: unknown,
+      idempotency?: IdempotentRequest,
+    ): Promise<WorkResult> {
+      const body = parseOrThrow(messageSchema, rawBody);
+      return createWork(projectId, idempotency, async (trx, _project, at) => {
+        const job = await findJob(projectId, jobId, trx);
+        if (job.status === 'active') {
+          throw new DocwrightError('job-busy', 'the job is still running; send the message after it ends');
+        }
+        if (job.status === 'archived')
+          throw new DocwrightError('job-archived', 'the job is archived and takes no more messages');
+        const timestamp = at.toISOString();
+        const last = await trx
+          .selectFrom('job_runs')
+          .select((eb) => eb.fn.max('seq').as('seq'))
+          .where('job_id', '=', jobId)
+          .executeTakeFirst();
+        const runId = newRunId();
+        await trx
+          .insertInto('job_runs')
+          .values({
+            id: runId,
+            job_id: jobId,
+            seq: Number(last?.seq ?? 0) + 1,
+            prompt: body.prompt,
+            status: 'queued',
+            created_at: timestamp,
+            started_at: null,
+            ended_at: null,
+          })
+          .execute();
+        const changes = {
+          status: 'active' as const,
+          error_code: null,
+          error_message: null,
+          updated_at: timestamp,
+        };
+        await trx.updateTable('jobs').set(changes).where('id', '=', jobId).execute();
+        await appendEvents(trx, [{ jobId, runId, type: 'job.message', data: { prompt: body.prompt } }], at);
+        return { job: toAgentJob({ ...job, ...changes }), statusCode: 200, location: null };
+      });
+    },
+
+    async get(projectId: string, jobId: string): Promise<AgentJob> {
+      return toAgentJob(await findJob(projectId, jobId));
+    },
+
+    /** Newest first, `limit` at a time; `nextCursor` continues after the last one. */
+    async list(projectId: string, rawQuery: unknown): Promise<JobPage> {
+      const query: ListJobsQuery = parseOrThrow(listJobsQuery, rawQuery, 'query');
+      let select = db.selectFrom('jobs').selectAll().where('project_id', '=', projectId);
+      if (query.status) select = select.where('status', '=', query.status);
+      if (query.cursor) select = select.where('id', '<', decodeCursor(query.cursor));
+      const rows = await select
+        .orderBy('id', 'desc')
+        .limit(query.limit + 1)
+        .execute();
+      const page = rows.slice(0, query.limit);
+      const more = rows.length > query.limit;
+      return { jobs: page.map(toAgentJob), nextCursor: more ? encodeCursor(page.at(-1)!.id) : null };
+    },
+
+    /** Idempotent. Archiving an active job cancels its queued or running run. */
+    async archive(projectId: string, jobId: string): Promise<AgentJob> {
+      return db.transaction().execute(async (trx) => {
+        const job = await findJob(projectId, jobId, trx);
+        if (job.status === 'archived') return toAgentJob(job);
+        const at = now();
+        const timestamp = at.toISOString();
+        const changes = { status: 'archived' as const, archived_at: timestamp, updated_at: timestamp };
+        await trx.updateTable('jobs').set(changes).where('id', '=', jobId).execute();
+        if (job.status === 'active') {
+          await trx
+            .updateTable('job_runs')
+            .set({ status: 'cancelled', ended_at: timestamp })
+            .where('job_id', '=', jobId)
+            .where('status', 'in', ['queued', 'running'])
+            .execute();
+        }
+        await appendEvents(trx, [{ jobId, type: 'job.archived', data: { previousStatus: job.status } }], at);
+        return toAgentJob({ ...job, ...changes });
+      });
+    },
+
+    async events(projectId: string, jobId: string, rawQuery: unknown): Promise<JobEvent[]> {
+      const query: ListEventsQuery = parseOrThrow(listEventsQuery, rawQuery, 'query');
+      await findJob(projectId, jobId);
+      return listEvents(db, jobId, query);
+    },
+
+    /** The rate-limit state of a project without using anything; undefined for an unknown project. */
+    async rateLimit(projectId: string): Promise<RateLimitState | undefined> {
+      const project = await db
+        .selectFrom('projects')
+        .selectAll()
+        .where('id', '=', projectId)
+        .executeTakeFirst();
+      return project ? peekRateLimit(db, projectId, limitOf(project), now()) : undefined;
+    },
+
+    /** Whether a project exists (auth uses it to tell 403 from 404). */
+    async projectExists(projectId: string): Promise<boolean> {
+      return (
+        (await db.selectFrom('projects').select('id').where('id', '=', projectId).executeTakeFirst()) !==
+        undefined
+      );
+    },
+  };
+}
+
+const projectNotFound = (projectId: string) =>
+  new DocwrightError('project-not-found', `project ${projectId} does not exist`);

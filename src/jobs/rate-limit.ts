@@ -1,0 +1,81 @@
+import type { Kysely, Transaction } from 'kysely';
+import { DocwrightError } from '../errors.ts';
+import type { Database } from '../store/schema.ts';
+
+/** The rolling window of SPEC §4. */
+export const RATE_LIMIT_WINDOW_SECONDS = 3600;
+const WINDOW_MS = RATE_LIMIT_WINDOW_SECONDS * 1000;
+
+/** What the `RateLimit` headers report. */
+export interface RateLimitState {
+  /** Uses allowed per window. */
+  limit: number;
+  /** Uses left right now. */
+  remaining: number;
+  /** Seconds until the oldest use in the window frees up (0 when none is used). */
+  resetSeconds: number;
+}
+
+async function readWindow(db: Kysely<Database>, projectId: string, now: Date) {
+  const windowStart = new Date(now.getTime() - WINDOW_MS).toISOString();
+  const row = await db
+    .selectFrom('rate_limit_uses')
+    .select((eb) => [eb.fn.countAll().as('count'), eb.fn.min('used_at').as('oldest')])
+    .where('project_id', '=', projectId)
+    .where('used_at', '>', windowStart)
+    .executeTakeFirstOrThrow();
+  return { count: Number(row.count), oldest: row.oldest ? Date.parse(row.oldest) : undefined, windowStart };
+}
+
+const secondsUntilFree = (oldest: number | undefined, now: Date) =>
+  oldest === undefined ? 0 : Math.max(1, Math.ceil((oldest + WINDOW_MS - now.getTime()) / 1000));
+
+/** The state without using anything (for responses that count nothing). */
+export async function peekRateLimit(
+  db: Kysely<Database>,
+  projectId: string,
+  limit: number,
+  now: Date,
+): Promise<RateLimitState> {
+  const { count, oldest } = await readWindow(db, projectId, now);
+  return { limit, remaining: Math.max(0, limit - count), resetSeconds: secondsUntilFree(oldest, now) };
+}
+
+/**
+ * Records one use, or throws `rate-limited` (recording nothing). Must run in
+ * the transaction that creates the work, after the project is locked
+ * (`lockProject`): the count and the insert are then one atomic step for
+ * every process sharing the database, so of 101 simultaneous creates exactly
+ * 100 succeed.
+ */
+export async function consumeRateLimit(
+  trx: Transaction<Database>,
+  projectId: string,
+  limit: number,
+  now: Date,
+): Promise<RateLimitState> {
+  const { count, oldest, windowStart } = await readWindow(trx, projectId, now);
+  if (count >= limit) {
+    const state = { limit, remaining: 0, resetSeconds: secondsUntilFree(oldest, now) };
+    throw new DocwrightError(
+      'rate-limited',
+      `rate limit of ${limit} uses per hour reached for this project; retry in ${state.resetSeconds} s`,
+      { retryAfter: state.resetSeconds, rateLimit: state },
+    );
+  }
+  // Uses that left the window are dead weight; pruning here keeps the table at most `limit` rows a project.
+  await trx
+    .deleteFrom('rate_limit_uses')
+    .where('project_id', '=', projectId)
+    .where('used_at', '<=', windowStart)
+    .execute();
+  await trx
+    .insertInto('rate_limit_uses')
+    .values({ project_id: projectId, used_at: now.toISOString() })
+    .execute();
+  return {
+    limit,
+    remaining: limit - count - 1,
+    resetSeconds: secondsUntilFree(oldest ?? now.getTime(), now),
+  };
+}

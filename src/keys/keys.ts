@@ -1,0 +1,129 @@
+import { timingSafeEqual } from 'node:crypto';
+import { DocwrightError } from '../errors.ts';
+import { newKeyId } from '../ids.ts';
+import type { Store } from '../store/database.ts';
+import type { ApiKeyRow } from '../store/schema.ts';
+import { generateKey, hashKey, isWellFormedKey } from './key-format.ts';
+
+/** An API key as listed: identified by prefix and last four characters, never the whole key. */
+export interface ApiKeyView {
+  id: string;
+  projectId: string;
+  name: string | null;
+  /** `dwk_…abcd`: enough to recognise a key, useless to an attacker. */
+  display: string;
+  createdAt: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+}
+
+/** What a successful authentication knows about the caller. */
+export interface Principal {
+  keyId: string;
+  projectId: string;
+}
+
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export interface KeyService {
+  /** Creates a key; the returned `key` is the only time the full key exists outside the caller. */
+  create(
+    projectId: string,
+    options?: { name?: string; expiresAt?: Date },
+  ): Promise<ApiKeyView & { key: string }>;
+  list(projectId: string): Promise<ApiKeyView[]>;
+  /** Idempotent; returns the key as it now is. */
+  revoke(keyId: string): Promise<ApiKeyView>;
+  /** Resolves a bearer key, or throws `unauthorized` with the reason. */
+  authenticate(key: string): Promise<Principal>;
+}
+
+export function createKeyService(deps: { store: Store; now?: () => Date }): KeyService {
+  const { db } = deps.store;
+  const now = deps.now ?? (() => new Date());
+
+  const view = (row: ApiKeyRow): ApiKeyView => ({
+    id: row.id,
+    projectId: row.project_id,
+    name: row.name,
+    display: `dwk_…${row.last_four}`,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+    lastUsedAt: row.last_used_at,
+  });
+
+  const unauthorized = (why: string) => new DocwrightError('unauthorized', why);
+
+  return {
+    async create(projectId, options = {}) {
+      const project = await db
+        .selectFrom('projects')
+        .select('id')
+        .where('id', '=', projectId)
+        .executeTakeFirst();
+      if (!project) throw new DocwrightError('project-not-found', `project ${projectId} does not exist`);
+      const key = generateKey();
+      const row: ApiKeyRow = {
+        id: newKeyId(),
+        project_id: projectId,
+        name: options.name ?? null,
+        hash: hashKey(key),
+        last_four: key.slice(-4),
+        created_at: now().toISOString(),
+        expires_at: options.expiresAt?.toISOString() ?? null,
+        revoked_at: null,
+        last_used_at: null,
+      };
+      await db.insertInto('api_keys').values(row).execute();
+      return { ...view(row), key };
+    },
+
+    async list(projectId) {
+      const rows = await db
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .orderBy('id')
+        .execute();
+      return rows.map(view);
+    },
+
+    async revoke(keyId) {
+      await db
+        .updateTable('api_keys')
+        .set({ revoked_at: now().toISOString() })
+        .where('id', '=', keyId)
+        .where('revoked_at', 'is', null)
+        .execute();
+      const row = await db.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst();
+      if (!row) throw new DocwrightError('key-not-found', `key ${keyId} does not exist`);
+      return view(row);
+    },
+
+    async authenticate(key) {
+      if (!isWellFormedKey(key)) throw unauthorized('the API key is malformed');
+      const hash = hashKey(key);
+      const row = await db.selectFrom('api_keys').selectAll().where('hash', '=', hash).executeTakeFirst();
+      // The lookup is by hash; comparing again in constant time keeps the check
+      // independent of how the database compares strings.
+      if (!row || !timingSafeEqual(Buffer.from(row.hash), Buffer.from(hash))) {
+        throw unauthorized('the API key is not valid');
+      }
+      const at = now();
+      if (row.revoked_at) throw unauthorized('the API key has been revoked');
+      if (row.expires_at && row.expires_at <= at.toISOString()) throw unauthorized('the API key has expired');
+      // Writing on every request would make reads contend for the write lock;
+      // a minute's resolution is plenty for "last used".
+      if (!row.last_used_at || Date.parse(row.last_used_at) < at.getTime() - LAST_USED_RESOLUTION_MS) {
+        await db
+          .updateTable('api_keys')
+          .set({ last_used_at: at.toISOString() })
+          .where('id', '=', row.id)
+          .execute();
+      }
+      return { keyId: row.id, projectId: row.project_id };
+    },
+  };
+}

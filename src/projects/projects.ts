@@ -1,0 +1,279 @@
+import { z } from 'zod';
+import { DocwrightError } from '../errors.ts';
+import { findDefaultBranch, isGitRepository } from '../git/default-branch.ts';
+import { newProjectId } from '../ids.ts';
+import type { Store } from '../store/database.ts';
+import type { ProjectRow } from '../store/schema.ts';
+import { MODEL_PATTERN, parseOrThrow, REF_PATTERN } from '../validation.ts';
+import { HOSTS, type HostKind, parseRepository } from './repository.ts';
+import type { SecretBox } from './secret-box.ts';
+
+/** Markdown, MDX and the configuration files of the docs sites we recognise. */
+export const DEFAULT_WRITABLE = [
+  '**/*.md',
+  '**/*.mdx',
+  'docs.json',
+  'mint.json',
+  'mkdocs.yml',
+  'sidebars.js',
+  'sidebars.ts',
+  'docusaurus.config.js',
+  'docusaurus.config.ts',
+  '.vitepress/config.*',
+  'astro.config.*',
+];
+
+const relativePath = z
+  .string()
+  .min(1)
+  .max(500)
+  .refine(
+    (p) => !p.startsWith('/') && !p.split('/').includes('..') && !p.includes('\\') && !p.includes('\0'),
+    {
+      message: 'must be a relative POSIX path inside the repository',
+    },
+  );
+const model = z
+  .string()
+  .regex(MODEL_PATTERN, 'must be provider/model-id with provider anthropic, openai or openai-compatible');
+const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' });
+
+/** Every settable project field; `create` requires name and repository. */
+const projectFields = {
+  name: z.string().trim().min(1).max(200),
+  repository: z.string().min(1).max(2000),
+  host: z.enum(HOSTS),
+  apiUrl: httpUrl.nullable(),
+  token: z.string().min(1).max(10_000).nullable(),
+  githubAppId: z.string().regex(/^\d+$/, 'must be a number').nullable(),
+  githubPrivateKey: z.string().includes('PRIVATE KEY', { message: 'must be a PEM private key' }).nullable(),
+  githubInstallationId: z.string().regex(/^\d+$/, 'must be a number').nullable(),
+  ref: z.string().regex(REF_PATTERN, 'must be a valid branch name'),
+  docsDir: relativePath,
+  writable: z.array(z.string().min(1).max(500)).min(1).max(100),
+  model: model.nullable(),
+  allowedModels: z.array(model).max(50),
+  openaiCompatibleBaseUrl: httpUrl.nullable(),
+  draft: z.boolean(),
+  labels: z.array(z.string().min(1).max(100)).max(20),
+  branchPrefix: z
+    .string()
+    .regex(/^[A-Za-z0-9._/-]{0,50}$/, 'must be a branch-name prefix such as docwright/'),
+  authorName: z.string().min(1).max(200),
+  authorEmail: z.email(),
+  rateLimit: z.number().int().min(1).max(1_000_000).nullable(),
+};
+
+export const projectCreateInput = z
+  .object(projectFields)
+  .partial()
+  .required({ name: true, repository: true })
+  .strict();
+export const projectUpdateInput = z.object(projectFields).partial().strict();
+export type ProjectCreateInput = z.input<typeof projectCreateInput>;
+export type ProjectUpdateInput = z.input<typeof projectUpdateInput>;
+
+/** Non-secret settings stored as JSON. */
+const settingsSchema = z.object({
+  docsDir: z.string().default('.'),
+  writable: z.array(z.string()).default(DEFAULT_WRITABLE),
+  allowedModels: z.array(z.string()).default([]),
+  openaiCompatibleBaseUrl: z.string().nullable().default(null),
+  draft: z.boolean().default(false),
+  labels: z.array(z.string()).default([]),
+  branchPrefix: z.string().default('docwright/'),
+  authorName: z.string().default('docwright[bot]'),
+  authorEmail: z.string().default('docwright[bot]@users.noreply.github.com'),
+});
+export type ProjectSettings = z.output<typeof settingsSchema>;
+
+const secretsSchema = z.object({
+  token: z.string().optional(),
+  githubAppId: z.string().optional(),
+  githubPrivateKey: z.string().optional(),
+  githubInstallationId: z.string().optional(),
+});
+export type ProjectSecrets = z.output<typeof secretsSchema>;
+const secretNames = ['token', 'githubAppId', 'githubPrivateKey', 'githubInstallationId'] as const;
+
+/** A project as every API and command shows it: settings, never secrets. */
+export interface ProjectView {
+  id: string;
+  name: string;
+  repository: string;
+  host: HostKind;
+  apiUrl: string | null;
+  ref: string;
+  model: string | null;
+  rateLimit: number | null;
+  settings: ProjectSettings;
+  /** Which credentials are set (true/false), never their values. */
+  credentials: { token: boolean; githubApp: boolean };
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ProjectService {
+  create(input: unknown): Promise<ProjectView>;
+  update(id: string, input: unknown): Promise<ProjectView>;
+  get(id: string): Promise<ProjectView>;
+  list(): Promise<ProjectView[]>;
+  /** The stored row, for code that needs raw fields (jobs). */
+  getRow(id: string): Promise<ProjectRow | undefined>;
+  /** Decrypted credentials, for the worker; never rendered. */
+  getSecrets(id: string): Promise<ProjectSecrets>;
+}
+
+export function createProjectService(deps: {
+  store: Store;
+  secretBox: () => SecretBox;
+  now?: () => Date;
+}): ProjectService {
+  const { db } = deps.store;
+  const now = () => (deps.now ?? (() => new Date()))().toISOString();
+
+  function view(row: ProjectRow): ProjectView {
+    const secrets = row.secrets ? JSON.parse(row.secrets) : {};
+    return {
+      id: row.id,
+      name: row.name,
+      repository: row.repository,
+      host: row.host as HostKind,
+      apiUrl: row.api_url,
+      ref: row.ref,
+      model: row.model,
+      rateLimit: row.rate_limit,
+      settings: settingsSchema.parse(JSON.parse(row.settings)),
+      // The stored JSON maps each secret name to its sealed value; presence is not secret.
+      credentials: { token: Boolean(secrets.token), githubApp: Boolean(secrets.githubPrivateKey) },
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    };
+  }
+
+  async function getRow(id: string) {
+    return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async function mustGetRow(id: string) {
+    const row = await getRow(id);
+    if (!row) throw new DocwrightError('project-not-found', `project ${id} does not exist`);
+    return row;
+  }
+
+  /** Each secret sealed on its own, so that updating one keeps the others. */
+  function sealSecrets(existing: string | null, input: ProjectUpdateInput): string | null {
+    const sealed: Record<string, string> = existing ? JSON.parse(existing) : {};
+    for (const name of secretNames) {
+      const value = input[name];
+      if (value === undefined) continue;
+      if (value === null) delete sealed[name];
+      else sealed[name] = deps.secretBox().seal(value);
+    }
+    return Object.keys(sealed).length > 0 ? JSON.stringify(sealed) : null;
+  }
+
+  function mergeSettings(current: ProjectSettings, input: ProjectUpdateInput): ProjectSettings {
+    const next = { ...current };
+    for (const key of Object.keys(settingsSchema.shape) as (keyof ProjectSettings)[]) {
+      const value = input[key as keyof ProjectUpdateInput];
+      if (value !== undefined) (next as Record<string, unknown>)[key] = value;
+    }
+    return next;
+  }
+
+  async function resolveRepository(input: { repository: string; host?: HostKind | undefined }) {
+    const parsed = parseRepository(input.repository);
+    if ('error' in parsed) {
+      throw new DocwrightError('invalid-request', `repository ${parsed.error}`, {
+        fields: [{ field: 'repository', message: parsed.error }],
+      });
+    }
+    const host = input.host ?? parsed.detectedHost;
+    if (!host) {
+      const message = `cannot tell the code host of ${new URL(parsed.url).hostname}; set host to github, gitlab or gitea`;
+      throw new DocwrightError('invalid-request', message, { fields: [{ field: 'host', message }] });
+    }
+    if ((host === 'local') !== parsed.url.startsWith('file://')) {
+      const message =
+        host === 'local'
+          ? 'host local needs a local path or file:// repository'
+          : `host ${host} needs an http(s) repository URL`;
+      throw new DocwrightError('invalid-request', message, { fields: [{ field: 'host', message }] });
+    }
+    if (host === 'local' && !(await isGitRepository(new URL(parsed.url).pathname))) {
+      const message = `${new URL(parsed.url).pathname} is not a git repository`;
+      throw new DocwrightError('invalid-request', message, { fields: [{ field: 'repository', message }] });
+    }
+    return { url: parsed.url, host };
+  }
+
+  return {
+    getRow,
+    async get(id) {
+      return view(await mustGetRow(id));
+    },
+    async list() {
+      const rows = await db.selectFrom('projects').selectAll().orderBy('id').execute();
+      return rows.map(view);
+    },
+    async create(raw) {
+      const input = parseOrThrow(projectCreateInput, raw);
+      const { url, host } = await resolveRepository(input);
+      const ref = input.ref ?? (await findDefaultBranch(url));
+      if (!ref) {
+        const message = `cannot read the default branch of ${url}; set ref`;
+        throw new DocwrightError('invalid-request', message, { fields: [{ field: 'ref', message }] });
+      }
+      const settings = mergeSettings(settingsSchema.parse({}), input);
+      const timestamp = now();
+      const row: ProjectRow = {
+        id: newProjectId(),
+        name: input.name,
+        repository: url,
+        host,
+        api_url: input.apiUrl ?? null,
+        ref,
+        model: input.model ?? null,
+        rate_limit: input.rateLimit ?? null,
+        settings: JSON.stringify(settings),
+        secrets: sealSecrets(null, input),
+        created_at: timestamp,
+        updated_at: timestamp,
+      };
+      await db.insertInto('projects').values(row).execute();
+      return view(row);
+    },
+    async update(id, raw) {
+      const input = parseOrThrow(projectUpdateInput, raw);
+      const current = await mustGetRow(id);
+      const repository =
+        input.repository !== undefined || input.host !== undefined
+          ? await resolveRepository({ repository: input.repository ?? current.repository, host: input.host })
+          : { url: current.repository, host: current.host as HostKind };
+      const settings = mergeSettings(settingsSchema.parse(JSON.parse(current.settings)), input);
+      const changes = {
+        name: input.name ?? current.name,
+        repository: repository.url,
+        host: repository.host,
+        api_url: input.apiUrl !== undefined ? input.apiUrl : current.api_url,
+        ref: input.ref ?? current.ref,
+        model: input.model !== undefined ? input.model : current.model,
+        rate_limit: input.rateLimit !== undefined ? input.rateLimit : current.rate_limit,
+        settings: JSON.stringify(settings),
+        secrets: sealSecrets(current.secrets, input),
+        updated_at: now(),
+      };
+      await db.updateTable('projects').set(changes).where('id', '=', id).execute();
+      return view({ ...current, ...changes });
+    },
+    async getSecrets(id) {
+      const row = await mustGetRow(id);
+      if (!row.secrets) return {};
+      const sealed: Record<string, string> = JSON.parse(row.secrets);
+      const open: Record<string, string> = {};
+      for (const [name, value] of Object.entries(sealed)) open[name] = deps.secretBox().open(value);
+      return secretsSchema.parse(open);
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import { isIP } from 'node:net';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+export const HOSTS = ['github', 'gitlab', 'gitea', 'local'] as const;
+export type HostKind = (typeof HOSTS)[number];
+
+/** Well-known public hosts; anything else (self-managed) needs an explicit `host`. */
+const knownHosts: Record<string, HostKind> = {
+  'github.com': 'github',
+  'gitlab.com': 'gitlab',
+  'gitea.com': 'gitea',
+  'codeberg.org': 'gitea',
+};
+
+export interface ParsedRepository {
+  /** Normalised URL: no credentials, no trailing `.git` or `/`; `file://` for local paths. */
+  url: string;
+  /** The host detected from the URL, when it can be. */
+  detectedHost: HostKind | undefined;
+}
+
+/** Loopback, private ranges and names that cannot be on the public internet. */
+function isPrivateHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  if (
+    host === 'localhost' ||
+    !host.includes('.') ||
+    /\.(local|internal|lan|home\.arpa|localhost)$/.test(host)
+  ) {
+    return true;
+  }
+  const version = isIP(host);
+  if (version === 4) {
+    const [a, b] = host.split('.').map(Number) as [number, number];
+    return a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168);
+  }
+  if (version === 6) return host === '::1' || /^f[cd]/i.test(host) || /^fe80:/i.test(host);
+  return false;
+}
+
+/**
+ * Validates a project's `repository` (SPEC §6) and returns its normal form,
+ * or a message saying what is wrong with it.
+ */
+export function parseRepository(input: string, cwd = process.cwd()): ParsedRepository | { error: string } {
+  const value = input.trim();
+  if (value === '') return { error: 'must not be empty' };
+  if (value.startsWith('/') || value.startsWith('.') || value.startsWith('~')) {
+    if (value.startsWith('~')) return { error: 'use an absolute path instead of ~' };
+    return { url: pathToFileURL(path.resolve(cwd, value)).href.replace(/\/+$/, ''), detectedHost: 'local' };
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return { error: 'must be an https:// URL, a file:// URL or an absolute path' };
+  }
+  if (url.protocol === 'file:') {
+    if (url.host !== '') return { error: 'file:// URLs must name a path on this machine (file:///path)' };
+    return { url: url.href.replace(/\/+$/, ''), detectedHost: 'local' };
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    return {
+      error: `unsupported scheme ${url.protocol.replace(':', '')}: use https (or http on a private network)`,
+    };
+  }
+  if (url.protocol === 'http:' && !isPrivateHost(url.hostname)) {
+    return { error: 'http is allowed only for hosts on loopback or a private network; use https' };
+  }
+  if (url.username || url.password) {
+    return { error: 'must not contain credentials; give the token separately' };
+  }
+  if (url.search || url.hash) return { error: 'must not contain a query or fragment' };
+  const pathname = url.pathname.replace(/\/+$/, '').replace(/\.git$/, '');
+  const segments = pathname.split('/').filter(Boolean);
+  if (segments.length < 2) return { error: 'must name a repository as https://host/owner/name' };
+  return {
+    url: `${url.protocol}//${url.host}${pathname}`,
+    detectedHost: knownHosts[url.hostname.toLowerCase()],
+  };
+}

@@ -1,0 +1,83 @@
+import type { ColumnDefinitionBuilder, CreateTableBuilder, Kysely, Transaction } from 'kysely';
+import { sql } from 'kysely';
+import type { Database } from './schema.ts';
+
+/**
+ * Every difference between SQLite and PostgreSQL lives in this file.
+ * Callers ask for an intent ("lock this project for the rest of the
+ * transaction", "an auto-increment key") and get the dialect's way of doing it.
+ */
+export type DialectName = 'sqlite' | 'postgres';
+
+/** Adds an auto-incrementing integer primary key named `id`. */
+export function withAutoIncrementId<T extends string>(
+  dialect: DialectName,
+  table: CreateTableBuilder<T, never>,
+): CreateTableBuilder<T, 'id'> {
+  return dialect === 'postgres'
+    ? table.addColumn('id', 'bigserial', (c: ColumnDefinitionBuilder) => c.primaryKey())
+    : table.addColumn('id', 'integer', (c: ColumnDefinitionBuilder) => c.primaryKey().autoIncrement());
+}
+
+/**
+ * Serialises writers of one project until the transaction ends, across
+ * processes. PostgreSQL takes a row lock; SQLite already holds the database
+ * write lock (`BEGIN IMMEDIATE`). Returns whether the project exists.
+ */
+export async function lockProject(
+  dialect: DialectName,
+  trx: Transaction<Database>,
+  projectId: string,
+): Promise<boolean> {
+  let query = trx.selectFrom('projects').select('id').where('id', '=', projectId);
+  if (dialect === 'postgres') query = query.forUpdate();
+  return (await query.executeTakeFirst()) !== undefined;
+}
+
+const pgUnavailableCodes = new Set([
+  '57P01', // admin_shutdown (pg_terminate_backend)
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now (starting up / shutting down)
+  '53300', // too_many_connections
+  '40001', // serialization_failure
+  '40P01', // deadlock_detected
+]);
+const networkCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+]);
+const sqliteUnavailable = /SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN)|database is locked|disk I\/O error/i;
+
+/**
+ * True when an error means "the database cannot answer right now" (and the
+ * request may succeed later) rather than a bug: it becomes a 503, not a 500.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (pgUnavailableCodes.has(code) || code.startsWith('08') || networkCodes.has(code)) return true;
+  }
+  if (
+    /Connection terminated|timeout exceeded when trying to connect|not queryable|Connection ended/i.test(
+      error.message,
+    )
+  )
+    return true;
+  if (sqliteUnavailable.test(error.message)) return true;
+  // Aggregate errors (e.g. a connect that tried ::1 and 127.0.0.1) carry the cause inside.
+  const cause = (error as { cause?: unknown }).cause;
+  if (cause && cause !== error && isDatabaseUnavailable(cause)) return true;
+  if (error instanceof AggregateError) return error.errors.some(isDatabaseUnavailable);
+  return false;
+}
+
+/** A cheap round trip that proves the database answers. */
+export async function pingDatabase(db: Kysely<Database>): Promise<void> {
+  await sql`select 1`.execute(db);
+}
