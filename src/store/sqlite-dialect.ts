@@ -108,7 +108,8 @@ class NodeSqliteConnection implements DatabaseConnection {
     const statement = this.#prepare(query.sql);
     const parameters = query.parameters.map(toSqliteValue);
     if (returnsRows(statement, query.sql)) {
-      return { rows: statement.all(...parameters) as R[] };
+      // node:sqlite rows have a null prototype; give callers plain objects as pg does.
+      return { rows: statement.all(...parameters).map((row) => ({ ...row })) as R[] };
     }
     const { changes, lastInsertRowid } = statement.run(...parameters);
     return {
@@ -121,7 +122,7 @@ class NodeSqliteConnection implements DatabaseConnection {
   async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
     const statement = this.#prepare(query.sql);
     for (const row of statement.iterate(...query.parameters.map(toSqliteValue))) {
-      yield { rows: [row as R] };
+      yield { rows: [{ ...row } as R] };
     }
   }
 }

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Sets up and runs docwright on the embedded default (SQLite in ./.docwright).
+# Extra arguments go to `docwright serve` (e.g. --port 9000).
+source "$(dirname "$0")/lib.sh"
+ensure_node
+ensure_dependencies
+exec node bin/docwright.js serve "$@"

@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+
+/**
+ * Which database this test run uses: `DOCWRIGHT_TEST_DB=postgres` or the
+ * default SQLite. `npm test` runs the whole suite once with each.
+ */
+export const testDialect: 'sqlite' | 'postgres' =
+  process.env.DOCWRIGHT_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
+
+export const TEST_POSTGRES_URL =
+  process.env.DOCWRIGHT_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export interface TestDatabase {
+  /** Environment variables that point docwright at this database. */
+  env: Record<string, string>;
+  /** The SQLite data directory (also used for secret.key on PostgreSQL runs). */
+  dataDir: string;
+  schema: string | undefined;
+  drop(): Promise<void>;
+}
+
+/** An isolated database: a fresh SQLite file, or a fresh PostgreSQL schema. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'docwright-test-'));
+  if (testDialect === 'sqlite') {
+    return {
+      env: { DOCWRIGHT_DATA_DIR: dataDir },
+      dataDir,
+      schema: undefined,
+      drop: async () => rmSync(dataDir, { recursive: true, force: true }),
+    };
+  }
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  return {
+    env: {
+      DOCWRIGHT_DATA_DIR: dataDir,
+      DATABASE_URL: TEST_POSTGRES_URL,
+      DOCWRIGHT_DATABASE_SCHEMA: schema,
+      DOCWRIGHT_SECRET_KEY: 'test-secret-key-0123456789',
+    },
+    dataDir,
+    schema,
+    drop: async () => {
+      const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+      await client.connect();
+      try {
+        await client.query(`drop schema if exists ${schema} cascade`);
+      } finally {
+        await client.end();
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
