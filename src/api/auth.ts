@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { DocwrightError } from '../errors.ts';
+import { isProjectId } from '../ids.ts';
 import type { KeyService, Principal } from '../keys/keys.ts';
 
 /**
@@ -22,7 +23,9 @@ export async function authorizeProject(
   if (!match) throw new DocwrightError('unauthorized', 'the Authorization header must be Bearer <API key>');
   const principal = await deps.keys.authenticate(match[1]!);
   if (principal.projectId !== projectId) {
-    if (!(await deps.projectExists(projectId))) {
+    // Only an id of the project shape can exist; anything else (a NUL byte,
+    // which PostgreSQL refuses outright) is answered without a query.
+    if (!isProjectId(projectId) || !(await deps.projectExists(projectId))) {
       throw new DocwrightError('project-not-found', `project ${projectId} does not exist`);
     }
     throw new DocwrightError('forbidden', 'this API key belongs to another project');

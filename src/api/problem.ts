@@ -31,12 +31,14 @@ const fastifyCodes: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid-request',
   FST_ERR_CTP_INVALID_TYPE: 'unsupported-media-type',
   FST_ERR_BAD_URL: 'not-found',
+  FST_ERR_MAX_PARAM_LENGTH: 'uri-too-long',
 };
 
 const fastifyMessages: Partial<Record<ErrorCode, string>> = {
   'unsupported-media-type': 'the request body must be application/json',
   'payload-too-large': 'the request body is larger than 256 KiB',
   'not-found': 'no such resource',
+  'uri-too-long': 'a path segment is too long',
 };
 
 const codeByStatus: Record<number, ErrorCode> = {
@@ -46,6 +48,7 @@ const codeByStatus: Record<number, ErrorCode> = {
   404: 'not-found',
   405: 'method-not-allowed',
   413: 'payload-too-large',
+  414: 'uri-too-long',
   415: 'unsupported-media-type',
   429: 'rate-limited',
   431: 'headers-too-large',

@@ -1,8 +1,8 @@
 import { STATUS_CODES } from 'node:http';
-import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { App } from '../app.ts';
-import { DocwrightError } from '../errors.ts';
+import { DocwrightError, errorStatus } from '../errors.ts';
 import { VERSION } from '../version.ts';
 import { PROBLEM_CONTENT_TYPE, problemBody, sendProblem, toDocwrightError } from './problem.ts';
 import { setRateLimitHeaders } from './rate-limit-headers.ts';
@@ -11,6 +11,48 @@ import { registerMetaRoutes } from './routes/meta.ts';
 
 /** SPEC §2: larger bodies get 413. */
 export const BODY_LIMIT_BYTES = 256 * 1024;
+
+/**
+ * Request bodies of the API are flat objects; deeper JSON is refused before
+ * code that recurses over a body (the Idempotency-Key fingerprint) can
+ * overflow the stack on it.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * Why a well-formed JSON body is refused anyway, or undefined. Iterative, so
+ * that the check cannot overflow the stack itself.
+ */
+function refusedJson(body: unknown): string | undefined {
+  const pending: [unknown, number][] = [[body, 1]];
+  for (let item = pending.pop(); item; item = pending.pop()) {
+    const [value, depth] = item;
+    // PostgreSQL text cannot hold U+0000; refusing it here keeps both databases alike.
+    if (typeof value === 'string' && value.includes('\0')) return 'contains a NUL character (\\u0000)';
+    if (value === null || typeof value !== 'object') continue;
+    if (depth > MAX_JSON_DEPTH) return `is nested more than ${MAX_JSON_DEPTH} levels deep`;
+    for (const [key, child] of Object.entries(value)) pending.push([key, depth], [child, depth + 1]);
+  }
+  return undefined;
+}
+
+/** A problem+json answer written by hand, for the few failures that never become a Fastify request. */
+function rawProblem(error: DocwrightError) {
+  const body = JSON.stringify(problemBody(error));
+  const headers = {
+    'Content-Type': PROBLEM_CONTENT_TYPE,
+    'Content-Length': String(Buffer.byteLength(body)),
+    Connection: 'close',
+  };
+  return { body, headers };
+}
+
+/** Answers on a socket the HTTP server has let go of, and closes it. */
+function endWithProblem(socket: Duplex, error: DocwrightError): void {
+  const { body, headers } = rawProblem(error);
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+  socket.end(`HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\n${head.join('')}\r\n${body}`);
+}
 
 /**
  * The HTTP server: Fastify with every error — ours, Fastify's, the router's
@@ -23,6 +65,8 @@ export function buildServer(app: App): FastifyInstance {
     bodyLimit: BODY_LIMIT_BYTES,
     maxParamLength: 500,
     return503OnClosing: true,
+    // Node answers a missing Host with an empty 400; the onRequest hook below answers in problem+json.
+    http: { requireHostHeader: false },
     requestIdHeader: 'x-request-id',
     requestIdLogLabel: 'requestId',
     // Router-level failures (malformed percent-encoding in the path…).
@@ -31,26 +75,50 @@ export function buildServer(app: App): FastifyInstance {
     },
     // Failures before a request exists (bad request line, oversized headers):
     // answer in problem+json too, straight onto the socket.
-    clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => {
+    clientErrorHandler: (error: Error & { code?: string }, socket: Duplex) => {
       if (!socket.writable) return socket.destroy();
-      const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-      const problem = problemBody(
-        new DocwrightError(
-          status === 431 ? 'headers-too-large' : 'invalid-request',
-          status === 431 ? 'request headers are too large' : 'malformed HTTP request',
-        ),
-      );
-      const body = JSON.stringify(problem);
-      socket.end(
-        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      endWithProblem(
+        socket,
+        error.code === 'HPE_HEADER_OVERFLOW'
+          ? new DocwrightError('headers-too-large', 'request headers are too large')
+          : new DocwrightError('invalid-request', 'malformed HTTP request'),
       );
     },
+  });
+
+  // Node hands CONNECT to 'connect' listeners and, without one, drops the
+  // connection unanswered. No route serves it: 404 like any other method.
+  server.server.on('connect', (request, socket: Duplex) => {
+    // The HTTP server no longer watches this socket; a client that resets it must not crash us.
+    socket.on('error', () => socket.destroy());
+    endWithProblem(socket, new DocwrightError('not-found', `no route CONNECT ${request.url}`));
+  });
+
+  // Node answers an Expect other than 100-continue with a bare 417; this one is in problem+json.
+  server.server.on('checkExpectation', (_request, response) => {
+    const { body, headers } = rawProblem(
+      new DocwrightError('expectation-failed', 'the only supported expectation is Expect: 100-continue'),
+    );
+    response.writeHead(errorStatus['expectation-failed'], headers).end(body);
   });
 
   // Only JSON bodies are accepted (415 for the rest).
   server.removeContentTypeParser(['text/plain']);
 
   server.decorateRequest('principal', null);
+
+  // RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400 (Node's own check is off, see above).
+  server.addHook('onRequest', async (request) => {
+    const { httpVersionMajor, httpVersionMinor } = request.raw;
+    if (httpVersionMajor === 1 && httpVersionMinor === 1 && request.headers.host === undefined) {
+      throw new DocwrightError('invalid-request', 'the Host header is missing');
+    }
+  });
+
+  server.addHook('preValidation', async (request) => {
+    const refusal = refusedJson(request.body);
+    if (refusal) throw new DocwrightError('invalid-request', `the request body ${refusal}`);
+  });
 
   server.setErrorHandler(async (error, request, reply) => {
     const problem = toDocwrightError(error);

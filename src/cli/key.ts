@@ -29,8 +29,10 @@ export function registerKeyCommands(program: Command): void {
       if (options.expiresIn !== undefined && options.expiresAt !== undefined) {
         throw new DocwrightError('invalid-request', 'give either --expires-in or --expires-at, not both');
       }
-      const expiresAt =
-        options.expiresAt ?? (options.expiresIn ? new Date(Date.now() + options.expiresIn) : undefined);
+      // `!== undefined`, not truthiness: a zero duration must not mean "never expires".
+      const expiresAt: Date | undefined =
+        options.expiresAt ??
+        (options.expiresIn !== undefined ? new Date(Date.now() + options.expiresIn) : undefined);
       if (expiresAt && expiresAt.getTime() <= Date.now()) {
         throw new DocwrightError('invalid-request', '--expires-at must be in the future');
       }

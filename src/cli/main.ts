@@ -19,13 +19,22 @@ program
   .description('apply pending database migrations')
   .option('--json', 'print as JSON')
   .action(async (options) => {
-    // Opening the app applies migrations; report what it did.
+    // Open without migrating, or the migrations would already be applied
+    // when we ask and the report would always be empty. (On PostgreSQL the
+    // migrator creates the schema itself.)
     const { migrateToLatest } = await import('../store/migrations.ts');
-    const result = await withApp(async (app) => ({
-      database: app.store.location,
-      ...(await migrateToLatest(app.store.db, app.store.dialect, app.config.databaseSchema)),
-    }));
-    print(options.json, result, () => `database ${result.database} is up to date`);
+    const result = await withApp(
+      async (app) => ({
+        database: app.store.location,
+        ...(await migrateToLatest(app.store.db, app.store.dialect, app.config.databaseSchema)),
+      }),
+      { migrate: false },
+    );
+    print(options.json, result, () =>
+      result.applied.length > 0
+        ? `applied ${result.applied.join(', ')} to ${result.database}`
+        : `database ${result.database} is up to date`,
+    );
   });
 
 registerProjectCommands(program);

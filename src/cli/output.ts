@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { type App, openApp } from '../app.ts';
+import { type App, type OpenAppOptions, openApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 
@@ -38,9 +38,13 @@ export function table(headers: string[], rows: string[][]): string {
  * Runs an admin command against the configured database. Logs go to stderr
  * so that stdout holds only the command's output.
  */
-export async function withApp<T>(fn: (app: App) => Promise<T>): Promise<T> {
+export async function withApp<T>(
+  fn: (app: App) => Promise<T>,
+  options: Omit<OpenAppOptions, 'logger'> = {},
+): Promise<T> {
   const config = loadConfig();
   const app = await openApp(config, {
+    ...options,
     logger: createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, pino.destination(2)),
   });
   try {

@@ -33,18 +33,40 @@ export function fileContents(path: string): string {
   }
 }
 
-/** `90d`, `12h`, `30m` → milliseconds. */
+/** Longest accepted duration: beyond it `Date` overflows, and a key that outlives us needs no expiry. */
+const MAX_DURATION_DAYS = 36_500;
+
+/** `90d`, `12h`, `30m` → milliseconds; at least one minute, so that `0d` cannot mean "never expires". */
 export function duration(value: string): number {
   const match = /^(\d+)([dhm])$/.exec(value);
   if (!match) throw new InvalidArgumentError('must be a duration such as 90d, 12h or 30m');
   const unit = { d: 86_400_000, h: 3_600_000, m: 60_000 }[match[2] as 'd' | 'h' | 'm'];
-  return Number(match[1]) * unit;
+  const ms = Number(match[1]) * unit;
+  if (ms < 60_000 || ms > MAX_DURATION_DAYS * 86_400_000) {
+    throw new InvalidArgumentError(`must be between 1m and ${MAX_DURATION_DAYS}d`);
+  }
+  return ms;
 }
 
+/**
+ * `2027-01-31` (midnight UTC) or `2027-01-31T12:00[:00[.000]]` with `Z` or an
+ * offset. A time needs its zone: local time would silently depend on the
+ * TZ of whichever machine runs the command. `Date` itself would accept
+ * `2027-02-30` as 2 March, so the calendar fields are checked here.
+ */
+const isoPattern =
+  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
+
 export function isoDate(value: string): Date {
+  const match = isoPattern.exec(value);
   const date = new Date(value);
-  if (Number.isNaN(date.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(value)) {
-    throw new InvalidArgumentError('must be an ISO 8601 date such as 2027-01-31 or 2027-01-31T12:00:00Z');
+  if (match && !Number.isNaN(date.getTime())) {
+    const [year, month, day, hour, minute, second] = match.slice(1).map((f) => Number(f ?? 0)) as number[];
+    const calendar = new Date(Date.UTC(year!, month! - 1, day!));
+    const validCalendar = calendar.getUTCMonth() === month! - 1 && calendar.getUTCDate() === day;
+    if (validCalendar && hour! < 24 && minute! < 60 && second! < 60) return date;
   }
-  return date;
+  throw new InvalidArgumentError(
+    'must be an ISO 8601 date such as 2027-01-31 or 2027-01-31T12:00:00Z (a time needs Z or an offset)',
+  );
 }

@@ -1,16 +1,24 @@
 import { type Command, Option } from 'commander';
+import { DocwrightError } from '../errors.ts';
 import type { ProjectView } from '../projects/projects.ts';
 import { HOSTS } from '../projects/repository.ts';
 import { describe, print, table, withApp } from './output.ts';
 import { fileContents, list, positiveInt } from './parsers.ts';
 
-/** CLI option → project field. Options not given leave the field unchanged. */
-const fieldOptions: [Option, string][] = [
+/**
+ * CLI option → project field. Options not given leave the field unchanged.
+ * A function, because commander keeps parse state on Option objects and
+ * `create` makes some of them mandatory: each command gets its own.
+ */
+const fieldOptions = (): [Option, string][] => [
   [new Option('--name <name>', 'project name'), 'name'],
   [new Option('--repository <url-or-path>', 'repository web URL, local path or file:// URL'), 'repository'],
   [new Option('--host <host>', 'code host (detected from the URL when possible)').choices(HOSTS), 'host'],
   [new Option('--api-url <url>', 'API base URL of a self-hosted code host'), 'apiUrl'],
-  [new Option('--token <token>', 'code-host access token (stored encrypted)'), 'token'],
+  [
+    new Option('--token <token>', 'code-host access token (stored encrypted)').conflicts('tokenFile'),
+    'token',
+  ],
   [
     new Option('--token-file <path>', 'read the access token from a file').argParser((p) =>
       fileContents(p).trim(),
@@ -51,13 +59,29 @@ const fieldOptions: [Option, string][] = [
   [new Option('--rate-limit <n>', 'jobs and follow-ups per hour').argParser(positiveInt), 'rateLimit'],
 ];
 
+/** The flag that sets each field, to name it in error messages (the first one when several do). */
+const flagOf = new Map<string, string>();
+for (const [option, field] of fieldOptions()) if (!flagOf.has(field)) flagOf.set(field, option.long!);
+
 function inputFrom(options: Record<string, unknown>): Record<string, unknown> {
   const input: Record<string, unknown> = {};
-  for (const [option, field] of fieldOptions) {
+  for (const [option, field] of fieldOptions()) {
     const value = options[option.attributeName()];
     if (value !== undefined) input[field] = value;
   }
   return input;
+}
+
+/**
+ * The project service names fields as the API does (`rateLimit`); a CLI user
+ * typed `--rate-limit`, so validation errors are retold with the flags.
+ */
+function withFlagNames(error: unknown): never {
+  if (error instanceof DocwrightError && error.fields?.every((f) => flagOf.has(f.field))) {
+    const message = error.fields.map((f) => `${flagOf.get(f.field)}: ${f.message}`).join('; ');
+    throw new DocwrightError(error.code, message, { fields: error.fields, cause: error });
+  }
+  throw error;
 }
 
 const human = (p: ProjectView) => describe({ ...p } as unknown as Record<string, unknown>);
@@ -65,24 +89,33 @@ const human = (p: ProjectView) => describe({ ...p } as unknown as Record<string,
 export function registerProjectCommands(program: Command): void {
   const project = program.command('project').description('manage projects');
 
-  const withFields = (command: Command) => {
-    for (const [option] of fieldOptions) command.addOption(option);
+  const withFields = (command: Command, required: string[] = []) => {
+    for (const [option, field] of fieldOptions()) {
+      command.addOption(required.includes(field) ? option.makeOptionMandatory() : option);
+    }
     return command.option('--json', 'print the project as JSON');
   };
 
-  withFields(project.command('create').description('create a project')).action(async (options) => {
-    const created = await withApp((app) => app.projects.create(inputFrom(options)));
-    print(
-      options.json,
-      created,
-      () => `${human(created)}\n\nCreate an API key with: docwright key create --project ${created.id}`,
-    );
-  });
+  withFields(project.command('create').description('create a project'), ['name', 'repository']).action(
+    async (options) => {
+      const created = await withApp((app) => app.projects.create(inputFrom(options))).catch(withFlagNames);
+      print(
+        options.json,
+        created,
+        () => `${human(created)}\n\nCreate an API key with: docwright key create --project ${created.id}`,
+      );
+    },
+  );
 
   withFields(
     project.command('update').description("change a project's settings").argument('<id>', 'project id'),
   ).action(async (id: string, options) => {
-    const updated = await withApp((app) => app.projects.update(id, inputFrom(options)));
+    const input = inputFrom(options);
+    // Without this, a forgotten flag would go unnoticed: the update would succeed and change nothing.
+    if (Object.keys(input).length === 0) {
+      throw new DocwrightError('invalid-request', 'nothing to change: give at least one field option');
+    }
+    const updated = await withApp((app) => app.projects.update(id, input)).catch(withFlagNames);
     print(options.json, updated, () => human(updated));
   });
 

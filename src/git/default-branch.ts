@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -29,7 +30,8 @@ export async function isGitRepository(dir: string): Promise<boolean> {
 export async function findDefaultBranch(repository: string): Promise<string | undefined> {
   try {
     if (repository.startsWith('file://')) {
-      const dir = new URL(repository).pathname;
+      // Not `.pathname`: that keeps percent-escapes (`my%20docs`).
+      const dir = fileURLToPath(repository);
       const { stdout } = await run('git', ['-C', dir, 'symbolic-ref', '--short', 'HEAD'], {
         env: nonInteractiveGitEnv(),
         timeout: 10_000,

@@ -77,8 +77,11 @@ function openPostgres(databaseUrl: string, options: StoreOptions): Store {
     options: `-c search_path=${schema}`,
     application_name: 'docwright',
   });
-  // Without a listener, a connection terminated while idle would crash the process.
-  pool.on('error', (error) => options.onPoolError?.(error));
+  // A connection that dies emits 'error' on its client; with no listener that
+  // is an uncaught exception. The pool listens for idle clients only, so every
+  // client gets one of its own (the failed query still rejects, becoming a 503).
+  pool.on('error', () => {}); // already reported by the client's listener below
+  pool.on('connect', (client) => client.on('error', (error) => options.onPoolError?.(error)));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const url = new URL(databaseUrl);
   return {
