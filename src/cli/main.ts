@@ -20,8 +20,7 @@ program
   .option('--json', 'print as JSON')
   .action(async (options) => {
     // Open without migrating, or the migrations would already be applied
-    // when we ask and the report would always be empty. (On PostgreSQL the
-    // migrator creates the schema itself.)
+    // when we ask and the report would always be empty.
     const { migrateToLatest } = await import('../store/migrations.ts');
     const result = await withApp(
       async (app) => ({

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { type DialectName, pingDatabase } from './dialect.ts';
 import { migrateToLatest } from './migrations.ts';
@@ -39,11 +39,6 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     : openSqlite(options.dataDir);
   if (options.migrate !== false) {
     try {
-      if (store.dialect === 'postgres') {
-        await sql`create schema if not exists ${sql.id(options.databaseSchema ?? 'public')}`.execute(
-          store.db,
-        );
-      }
       await migrateToLatest(store.db, store.dialect, options.databaseSchema ?? 'public');
     } catch (error) {
       await store.close();

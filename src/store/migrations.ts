@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { type Migration, Migrator } from 'kysely/migration';
 import { type DialectName, withAutoIncrementId } from './dialect.ts';
 import type { Database } from './schema.ts';
@@ -132,6 +132,7 @@ export async function migrateToLatest(
   dialect: DialectName,
   schema?: string,
 ): Promise<MigrationReport> {
+  if (dialect === 'postgres' && schema) await createSchema(db, schema);
   const all = migrations(dialect);
   const migrator = new Migrator({
     db,
@@ -141,4 +142,14 @@ export async function migrateToLatest(
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error;
   return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
+}
+
+/** `create schema if not exists` can still fail when two processes run it at once; the loser is fine. */
+async function createSchema(db: Kysely<Database>, schema: string): Promise<void> {
+  try {
+    await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code !== '23505' && code !== '42P06') throw error;
+  }
 }

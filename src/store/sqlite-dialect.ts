@@ -30,7 +30,7 @@ export class NodeSqliteDialect implements Dialect {
   }
 
   createAdapter(): DialectAdapter {
-    return new SqliteAdapter();
+    return new NodeSqliteAdapter();
   }
   createDriver(): Driver {
     return new NodeSqliteDriver(this.#file);
@@ -41,6 +41,17 @@ export class NodeSqliteDialect implements Dialect {
   // biome-ignore lint/suspicious/noExplicitAny: Kysely's own signature
   createIntrospector(db: Kysely<any>): DatabaseIntrospector {
     return new SqliteIntrospector(db);
+  }
+}
+
+/**
+ * SQLite does run DDL inside transactions. Saying so makes Kysely's migrator
+ * work in one `BEGIN IMMEDIATE` transaction, which is what serialises
+ * processes migrating the same file at once (its lock is a no-op on SQLite).
+ */
+class NodeSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
   }
 }
 

@@ -19,7 +19,14 @@ describe('key format', () => {
   test('a changed character, wrong prefix or length fails the offline check', () => {
     const key = generateKey();
     const flipped = key.slice(0, 10) + (key[10] === 'a' ? 'b' : 'a') + key.slice(11);
-    for (const bad of [flipped, key.replace('dwk_', 'dwx_'), key.slice(0, -1), `${key}0`, key.toUpperCase(), '']) {
+    for (const bad of [
+      flipped,
+      key.replace('dwk_', 'dwx_'),
+      key.slice(0, -1),
+      `${key}0`,
+      key.toUpperCase(),
+      '',
+    ]) {
       assert.equal(isWellFormedKey(bad), false, bad);
     }
   });
@@ -48,7 +55,12 @@ describe('authentication matrix (SPEC §3)', () => {
     t = await startTestApp({ now: () => now });
     a = await seedProject(t.app);
     b = await seedProject(t.app);
-    const res = await t.server.inject({ method: 'POST', url: `/v2/agent/${a.projectId}/job`, headers: bearer(a.key), payload: { prompt: 'x' } });
+    const res = await t.server.inject({
+      method: 'POST',
+      url: `/v2/agent/${a.projectId}/job`,
+      headers: bearer(a.key),
+      payload: { prompt: 'x' },
+    });
     jobId = res.json().id;
   });
   after(() => t.close());
@@ -93,7 +105,12 @@ describe('authentication matrix (SPEC §3)', () => {
     const other = await getJob(bearer(b.key));
     assert.equal(other.statusCode, 403);
     assert.equal(other.json().code, 'forbidden');
-    const create = await t.server.inject({ method: 'POST', url: `/v2/agent/${a.projectId}/job`, headers: bearer(b.key), payload: { prompt: 'x' } });
+    const create = await t.server.inject({
+      method: 'POST',
+      url: `/v2/agent/${a.projectId}/job`,
+      headers: bearer(b.key),
+      payload: { prompt: 'x' },
+    });
     assert.equal(create.statusCode, 403);
     const unknownProject = await getJob(bearer(a.key), 'prj_00000000000000000000000000');
     assert.equal(unknownProject.statusCode, 404);

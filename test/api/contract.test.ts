@@ -10,8 +10,13 @@ import { bearer, type SeededProject, seedProject, startTestApp, type TestApp } f
 // ajv-formats is CommonJS; its default export arrives wrapped.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv | Ajv2020) => void;
 
-const MINTLIFY = path.resolve(import.meta.dirname, '../../../shared/reference/mintlify-agent-v2.openapi.json');
-const mintlifyMissing = existsSync(MINTLIFY) ? false : `skipped: ${MINTLIFY} is absent (the shared reference is not beside this checkout)`;
+const MINTLIFY = path.resolve(
+  import.meta.dirname,
+  '../../../shared/reference/mintlify-agent-v2.openapi.json',
+);
+const mintlifyMissing = existsSync(MINTLIFY)
+  ? false
+  : `skipped: ${MINTLIFY} is absent (the shared reference is not beside this checkout)`;
 
 interface Exchange {
   method: string;
@@ -22,19 +27,36 @@ interface Exchange {
   body: unknown;
 }
 
-type Doc = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: { $ref: string } }> }> }>> };
+type Doc = {
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, { content?: Record<string, { schema: { $ref: string } }> }> }>
+  >;
+};
 
 /** Validates an exchange against a document: the status must be declared and the body match its schema. */
-function checkAgainst(ajv: Ajv | Ajv2020, docId: string, doc: Doc, exchange: Exchange, mediaType: string): string[] {
+function checkAgainst(
+  ajv: Ajv | Ajv2020,
+  docId: string,
+  doc: Doc,
+  exchange: Exchange,
+  mediaType: string,
+): string[] {
   const operation = doc.paths[exchange.template]?.[exchange.method.toLowerCase()];
   assert.ok(operation, `${exchange.method} ${exchange.template} is not in ${docId}`);
   const response = operation.responses[String(exchange.status)];
-  if (!response) return [`${exchange.method} ${exchange.template} → ${exchange.status} is not declared in ${docId}`];
+  if (!response)
+    return [`${exchange.method} ${exchange.template} → ${exchange.status} is not declared in ${docId}`];
   const ref = response.content?.[mediaType]?.schema.$ref;
-  if (!ref) return [`${exchange.method} ${exchange.template} → ${exchange.status} declares no ${mediaType} body in ${docId}`];
+  if (!ref)
+    return [
+      `${exchange.method} ${exchange.template} → ${exchange.status} declares no ${mediaType} body in ${docId}`,
+    ];
   const validate = ajv.getSchema(`${docId}${ref}`);
   assert.ok(validate, `${ref} in ${docId}`);
-  return validate(exchange.body) ? [] : [`${exchange.method} ${exchange.template} → ${exchange.status}: ${ajv.errorsText(validate.errors)}`];
+  return validate(exchange.body)
+    ? []
+    : [`${exchange.method} ${exchange.template} → ${exchange.status}: ${ajv.errorsText(validate.errors)}`];
 }
 
 describe('API contract', () => {
@@ -49,7 +71,13 @@ describe('API contract', () => {
       headers: { ...bearer(key), ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
     });
-    const exchange = { method, template, status: res.statusCode, contentType: String(res.headers['content-type']), body: res.json() };
+    const exchange = {
+      method,
+      template,
+      status: res.statusCode,
+      contentType: String(res.headers['content-type']),
+      body: res.json(),
+    };
     exchanges.push(exchange);
     return exchange;
   }
@@ -58,24 +86,43 @@ describe('API contract', () => {
     t = await startTestApp({ env: { DOCWRIGHT_RATE_LIMIT: '3' } });
     p = await seedProject(t.app);
     const base = `/v2/agent/${p.projectId}`;
-    const job = (await call('POST', '/v2/agent/{projectId}/job', `${base}/job`, { prompt: 'Add a page' })).body as { id: string };
-    const second = (await call('POST', '/v2/agent/{projectId}/job', `${base}/job`, { prompt: 'x', draft: true })).body as { id: string };
+    const job = (await call('POST', '/v2/agent/{projectId}/job', `${base}/job`, { prompt: 'Add a page' }))
+      .body as { id: string };
+    const second = (
+      await call('POST', '/v2/agent/{projectId}/job', `${base}/job`, { prompt: 'x', draft: true })
+    ).body as { id: string };
     await call('POST', '/v2/agent/{projectId}/job', `${base}/job`, { prompt: '' });
     await call('GET', '/v2/agent/{projectId}/job/{id}', `${base}/job/${job.id}`);
     await call('GET', '/v2/agent/{projectId}/job/{id}', `${base}/job/job_00000000000000000000000000`);
     await call('GET', '/v2/agent/{projectId}/jobs', `${base}/jobs?limit=1`);
     await call('GET', '/v2/agent/{projectId}/jobs', `${base}/jobs?limit=500`);
-    await call('POST', '/v2/agent/{projectId}/job/{id}/message', `${base}/job/${job.id}/message`, { prompt: 'more' });
+    await call('POST', '/v2/agent/{projectId}/job/{id}/message', `${base}/job/${job.id}/message`, {
+      prompt: 'more',
+    });
     await t.app.store.db
       .updateTable('jobs')
-      .set({ status: 'completed', pr_link: 'https://github.com/o/r/pull/1', summary: 'Added', input_tokens: 10, output_tokens: 5 })
+      .set({
+        status: 'completed',
+        pr_link: 'https://github.com/o/r/pull/1',
+        summary: 'Added',
+        input_tokens: 10,
+        output_tokens: 5,
+      })
       .where('id', '=', job.id)
       .execute();
     await call('GET', '/v2/agent/{projectId}/job/{id}', `${base}/job/${job.id}`);
-    await call('POST', '/v2/agent/{projectId}/job/{id}/message', `${base}/job/${job.id}/message`, { prompt: 'more' });
-    await call('POST', '/v2/agent/{projectId}/job/{id}/message', `${base}/job/${job.id}/message`, { promt: 'typo' });
+    await call('POST', '/v2/agent/{projectId}/job/{id}/message', `${base}/job/${job.id}/message`, {
+      prompt: 'more',
+    });
+    await call('POST', '/v2/agent/{projectId}/job/{id}/message', `${base}/job/${job.id}/message`, {
+      promt: 'typo',
+    });
     await call('POST', '/v2/agent/{projectId}/job', `${base}/job`, { prompt: 'over the limit' });
-    await call('POST', '/v2/agent/{projectId}/job/{id}/archive', `${base}/job/${second.id}`.concat('/archive'));
+    await call(
+      'POST',
+      '/v2/agent/{projectId}/job/{id}/archive',
+      `${base}/job/${second.id}`.concat('/archive'),
+    );
     await call('GET', '/v2/agent/{projectId}/job/{id}/events', `${base}/job/${job.id}/events`);
     await call('GET', '/v2/agent/{projectId}/job/{id}', `${base}/job/${job.id}`, undefined, 'dwk_invalid');
   });
@@ -85,7 +132,10 @@ describe('API contract', () => {
     const statuses = new Set(exchanges.map((e) => e.status));
     for (const s of [200, 201, 400, 401, 404, 409, 429]) assert.ok(statuses.has(s), `no ${s} exchange`);
     for (const e of exchanges) {
-      assert.equal(e.contentType, e.status < 300 ? 'application/json; charset=utf-8' : 'application/problem+json; charset=utf-8');
+      assert.equal(
+        e.contentType,
+        e.status < 300 ? 'application/json; charset=utf-8' : 'application/problem+json; charset=utf-8',
+      );
     }
   });
 
@@ -94,11 +144,15 @@ describe('API contract', () => {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     addFormats(ajv);
     ajv.addSchema(doc, 'ours');
-    const failures = exchanges.flatMap((e) => checkAgainst(ajv, 'ours', doc, e, e.status < 300 ? 'application/json' : 'application/problem+json'));
+    const failures = exchanges.flatMap((e) =>
+      checkAgainst(ajv, 'ours', doc, e, e.status < 300 ? 'application/json' : 'application/problem+json'),
+    );
     assert.deepEqual(failures, []);
   });
 
-  test('create, get and message responses validate against the Mintlify Agent API v2 schemas', { skip: mintlifyMissing }, () => {
+  test('create, get and message responses validate against the Mintlify Agent API v2 schemas', {
+    skip: mintlifyMissing,
+  }, () => {
     const doc = JSON.parse(readFileSync(MINTLIFY, 'utf8'));
     // OpenAPI 3.0 schemas: draft-04-like with `nullable`, which Ajv understands.
     const ajv = new Ajv({ strict: false, allErrors: true });
@@ -106,11 +160,17 @@ describe('API contract', () => {
     ajv.addSchema(doc, 'mintlify');
     const agentJob = ajv.getSchema('mintlify#/components/schemas/AgentJob')!;
     const error = ajv.getSchema('mintlify#/components/schemas/Error')!;
-    const relevant = exchanges.filter((e) => !e.template.endsWith('/jobs') && !e.template.endsWith('/archive') && !e.template.endsWith('/events'));
+    const relevant = exchanges.filter(
+      (e) =>
+        !e.template.endsWith('/jobs') && !e.template.endsWith('/archive') && !e.template.endsWith('/events'),
+    );
     assert.ok(relevant.length >= 8);
     for (const e of relevant) {
       const validate = e.status < 300 ? agentJob : error;
-      assert.ok(validate(e.body), `${e.method} ${e.template} → ${e.status}: ${ajv.errorsText(validate.errors)}`);
+      assert.ok(
+        validate(e.body),
+        `${e.method} ${e.template} → ${e.status}: ${ajv.errorsText(validate.errors)}`,
+      );
       // Where the reference declares the status, its declared schema must accept the body too.
       const declared = doc.paths[e.template]?.[e.method.toLowerCase()]?.responses[String(e.status)];
       if (declared) assert.deepEqual(checkAgainst(ajv, 'mintlify', doc, e, 'application/json'), []);

@@ -156,7 +156,9 @@ describe('job API', () => {
     let cursor: string | null = '';
     let pages = 0;
     while (cursor !== null) {
-      const page = (await list(`?limit=2${cursor ? `&cursor=${cursor}` : ''}`)).json();
+      const page: { jobs: { id: string }[]; nextCursor: string | null } = (
+        await list(`?limit=2${cursor ? `&cursor=${cursor}` : ''}`)
+      ).json();
       assert.ok(page.jobs.length <= 2);
       seen.push(...page.jobs.map((j: { id: string }) => j.id));
       cursor = page.nextCursor;
@@ -239,7 +241,7 @@ describe('job API', () => {
   });
 
   test('unknown jobs are 404 in every route', async () => {
-    for (const id of ['job_00000000000000000000000000', 'nope', 'job_' + 'z'.repeat(26)]) {
+    for (const id of ['job_00000000000000000000000000', 'nope', `job_${'z'.repeat(26)}`]) {
       assert.equal((await get(id)).json().code, 'job-not-found');
       assert.equal((await post(`/job/${id}/archive`)).statusCode, 404);
       assert.equal((await post(`/job/${id}/message`, { prompt: 'x' })).statusCode, 404);
@@ -311,7 +313,7 @@ describe('job API', () => {
           method: 'POST',
           headers: { ...bearer(fresh.key), 'content-type': 'application/json', 'idempotency-key': 'same' },
           body: JSON.stringify({ prompt: 'once' }),
-        }).then(async (r) => ({ status: r.status, body: await r.json() })),
+        }).then(async (r) => ({ status: r.status, body: (await r.json()) as { id: string } })),
       ),
     );
     assert.deepEqual(new Set(responses.map((r) => r.status)), new Set([201]));

@@ -37,7 +37,10 @@ class CuttableProxy {
   }
 }
 
-const onlyPostgres = testDialect === 'postgres' ? false : 'skipped: a database outage is a PostgreSQL scenario (run with DOCWRIGHT_TEST_DB=postgres)';
+const onlyPostgres =
+  testDialect === 'postgres'
+    ? false
+    : 'skipped: a database outage is a PostgreSQL scenario (run with DOCWRIGHT_TEST_DB=postgres)';
 
 describe('database outage (PostgreSQL)', { skip: onlyPostgres }, () => {
   const proxy = new CuttableProxy();
@@ -50,7 +53,12 @@ describe('database outage (PostgreSQL)', { skip: onlyPostgres }, () => {
     url.port = String(proxy.port);
     t = await startTestApp({ env: { DATABASE_URL: url.href } });
     p = await seedProject(t.app);
-    const created = await t.server.inject({ method: 'POST', url: `/v2/agent/${p.projectId}/job`, headers: bearer(p.key), payload: { prompt: 'x' } });
+    const created = await t.server.inject({
+      method: 'POST',
+      url: `/v2/agent/${p.projectId}/job`,
+      headers: bearer(p.key),
+      payload: { prompt: 'x' },
+    });
     jobUrl = `/v2/agent/${p.projectId}/job/${created.json().id}`;
   });
   after(async () => {
@@ -60,7 +68,13 @@ describe('database outage (PostgreSQL)', { skip: onlyPostgres }, () => {
   });
 
   const get = () => t.server.inject({ method: 'GET', url: jobUrl, headers: bearer(p.key) });
-  const create = () => t.server.inject({ method: 'POST', url: `/v2/agent/${p.projectId}/job`, headers: bearer(p.key), payload: { prompt: 'y' } });
+  const create = () =>
+    t.server.inject({
+      method: 'POST',
+      url: `/v2/agent/${p.projectId}/job`,
+      headers: bearer(p.key),
+      payload: { prompt: 'y' },
+    });
 
   function assertUnavailable(res: Awaited<ReturnType<typeof get>>) {
     assert.equal(res.statusCode, 503);
@@ -68,7 +82,11 @@ describe('database outage (PostgreSQL)', { skip: onlyPostgres }, () => {
     assert.equal(res.headers['retry-after'], '5');
     const body = res.json();
     assert.equal(body.code, 'service-unavailable');
-    assert.doesNotMatch(JSON.stringify(body), /ECONN|127\.0\.0\.1|postgres|select|stack/i, 'no internals in the body');
+    assert.doesNotMatch(
+      JSON.stringify(body),
+      /ECONN|127\.0\.0\.1|postgres|select|stack/i,
+      'no internals in the body',
+    );
   }
 
   test('network cut: 503 with Retry-After on reads, writes and readiness; recovery without a restart', async () => {
@@ -100,7 +118,10 @@ describe('database outage (PostgreSQL)', { skip: onlyPostgres }, () => {
     }
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) statuses.push((await get()).statusCode);
-    assert.ok(statuses.every((s) => s === 200 || s === 503), `statuses ${statuses}`);
+    assert.ok(
+      statuses.every((s) => s === 200 || s === 503),
+      `statuses ${statuses}`,
+    );
     assert.equal(statuses.at(-1), 200);
   });
 });

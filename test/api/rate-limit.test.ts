@@ -10,7 +10,11 @@ async function createMany(urls: string[], projectId: string, key: string, count:
         method: 'POST',
         headers: { ...bearer(key), 'content-type': 'application/json' },
         body: JSON.stringify({ prompt: `job ${i}` }),
-      }).then(async (res) => ({ status: res.status, headers: res.headers, body: await res.json() })),
+      }).then(async (res) => ({
+        status: res.status,
+        headers: res.headers,
+        body: (await res.json()) as { code: string },
+      })),
     ),
   );
 }
@@ -26,8 +30,13 @@ function assertExactlyOneRejected(results: Awaited<ReturnType<typeof createMany>
   assert.ok(Number(rejected!.headers.get('retry-after')) > 3500);
   assert.match(rejected!.headers.get('ratelimit')!, /^"create";r=0;t=\d+$/);
   // Every remaining count from 99 down to 0 was handed out exactly once.
-  const remaining = created.map((r) => Number(/r=(\d+)/.exec(r.headers.get('ratelimit')!)![1])).sort((x, y) => x - y);
-  assert.deepEqual(remaining, Array.from({ length: 100 }, (_, i) => i));
+  const remaining = created
+    .map((r) => Number(/r=(\d+)/.exec(r.headers.get('ratelimit')!)![1]))
+    .sort((x, y) => x - y);
+  assert.deepEqual(
+    remaining,
+    Array.from({ length: 100 }, (_, i) => i),
+  );
 }
 
 describe('rate limit (SPEC §4)', () => {
@@ -42,9 +51,17 @@ describe('rate limit (SPEC §4)', () => {
     const url = await t.listen();
     const p = await seedProject(t.app);
     assertExactlyOneRejected(await createMany([url], p.projectId, p.key, 101));
-    const uses = await t.app.store.db.selectFrom('rate_limit_uses').select('id').where('project_id', '=', p.projectId).execute();
+    const uses = await t.app.store.db
+      .selectFrom('rate_limit_uses')
+      .select('id')
+      .where('project_id', '=', p.projectId)
+      .execute();
     assert.equal(uses.length, 100, 'the 429 counted nothing');
-    const jobs = await t.app.store.db.selectFrom('jobs').select('id').where('project_id', '=', p.projectId).execute();
+    const jobs = await t.app.store.db
+      .selectFrom('jobs')
+      .select('id')
+      .where('project_id', '=', p.projectId)
+      .execute();
     assert.equal(jobs.length, 100);
   });
 
@@ -55,7 +72,12 @@ describe('rate limit (SPEC §4)', () => {
       now = new Date(start + minutes * 60_000);
     };
     const create = (headers: Record<string, string> = {}) =>
-      t.server.inject({ method: 'POST', url: `/v2/agent/${p.projectId}/job`, headers: { ...bearer(p.key), ...headers }, payload: { prompt: 'x' } });
+      t.server.inject({
+        method: 'POST',
+        url: `/v2/agent/${p.projectId}/job`,
+        headers: { ...bearer(p.key), ...headers },
+        payload: { prompt: 'x' },
+      });
 
     at(0);
     let res = await create();
@@ -78,11 +100,21 @@ describe('rate limit (SPEC §4)', () => {
     assert.equal(replay.json().id, jobId);
     // Follow-ups count too.
     await t.app.store.db.updateTable('jobs').set({ status: 'completed' }).where('id', '=', jobId).execute();
-    const msg = await t.server.inject({ method: 'POST', url: `/v2/agent/${p.projectId}/job/${jobId}/message`, headers: bearer(p.key), payload: { prompt: 'y' } });
+    const msg = await t.server.inject({
+      method: 'POST',
+      url: `/v2/agent/${p.projectId}/job/${jobId}/message`,
+      headers: bearer(p.key),
+      payload: { prompt: 'y' },
+    });
     assert.equal(msg.statusCode, 429);
     assert.equal(msg.headers['retry-after'], '1800');
     // Errors after authentication carry the headers too.
-    const invalid = await t.server.inject({ method: 'POST', url: `/v2/agent/${p.projectId}/job`, headers: bearer(p.key), payload: { prompt: '' } });
+    const invalid = await t.server.inject({
+      method: 'POST',
+      url: `/v2/agent/${p.projectId}/job`,
+      headers: bearer(p.key),
+      payload: { prompt: '' },
+    });
     assert.equal(invalid.statusCode, 400);
     assert.equal(invalid.headers.ratelimit, '"create";r=0;t=1800');
 
@@ -93,7 +125,12 @@ describe('rate limit (SPEC §4)', () => {
     at(61);
     assert.equal((await create()).statusCode, 429);
     at(70);
-    const follow = await t.server.inject({ method: 'POST', url: `/v2/agent/${p.projectId}/job/${jobId}/message`, headers: bearer(p.key), payload: { prompt: 'y' } });
+    const follow = await t.server.inject({
+      method: 'POST',
+      url: `/v2/agent/${p.projectId}/job/${jobId}/message`,
+      headers: bearer(p.key),
+      payload: { prompt: 'y' },
+    });
     assert.equal(follow.statusCode, 200);
     assert.equal(follow.headers.ratelimit, '"create";r=0;t=600');
   });
@@ -103,7 +140,12 @@ describe('rate limit (SPEC §4)', () => {
     const second = await t.app.keys.create(p.projectId);
     const q = await seedProject(t.app, { rateLimit: 2 });
     const create = (projectId: string, key: string) =>
-      t.server.inject({ method: 'POST', url: `/v2/agent/${projectId}/job`, headers: bearer(key), payload: { prompt: 'x' } });
+      t.server.inject({
+        method: 'POST',
+        url: `/v2/agent/${projectId}/job`,
+        headers: bearer(key),
+        payload: { prompt: 'x' },
+      });
     assert.equal((await create(p.projectId, p.key)).statusCode, 201);
     assert.equal((await create(p.projectId, second.key)).statusCode, 201);
     assert.equal((await create(p.projectId, second.key)).statusCode, 429);
@@ -122,13 +164,27 @@ describe('rate limit across two server processes sharing one database', () => {
 
   test('101 concurrent creates spread over two processes: exactly 100 × 201 and 1 × 429', async () => {
     const p = await seedProject(t.app);
-    const servers = await Promise.all([startServerProcess(t.database.env), startServerProcess(t.database.env)]);
+    const servers = await Promise.all([
+      startServerProcess(t.database.env),
+      startServerProcess(t.database.env),
+    ]);
     try {
-      assertExactlyOneRejected(await createMany(servers.map((s) => s.url), p.projectId, p.key, 101));
+      assertExactlyOneRejected(
+        await createMany(
+          servers.map((s) => s.url),
+          p.projectId,
+          p.key,
+          101,
+        ),
+      );
     } finally {
       await Promise.all(servers.map((s) => s.stop()));
     }
-    const jobs = await t.app.store.db.selectFrom('jobs').select('id').where('project_id', '=', p.projectId).execute();
+    const jobs = await t.app.store.db
+      .selectFrom('jobs')
+      .select('id')
+      .where('project_id', '=', p.projectId)
+      .execute();
     assert.equal(jobs.length, 100);
   });
 });

@@ -12,7 +12,10 @@ export interface ServerProcess {
 }
 
 /** Starts `docwright serve --port 0` as a real process and waits until it listens. */
-export async function startServerProcess(env: Record<string, string>, args: string[] = []): Promise<ServerProcess> {
+export async function startServerProcess(
+  env: Record<string, string>,
+  args: string[] = [],
+): Promise<ServerProcess> {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
     env: { ...process.env, DOCWRIGHT_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,152 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import { sql } from 'kysely';
+import { openStore, type StoreOptions } from '../../src/store/database.ts';
+import { migrateToLatest } from '../../src/store/migrations.ts';
+import { createTestDatabase, type TestDatabase, testDialect } from '../helpers/database.ts';
+
+const run = promisify(execFile);
+const BIN = path.resolve(import.meta.dirname, '../../bin/docwright.js');
+
+describe(`store on ${testDialect}`, () => {
+  let database: TestDatabase;
+  let options: StoreOptions;
+  before(async () => {
+    database = await createTestDatabase();
+    options = {
+      dataDir: database.dataDir,
+      databaseUrl: database.env.DATABASE_URL,
+      databaseSchema: database.env.DOCWRIGHT_DATABASE_SCHEMA,
+    };
+  });
+  after(() => database.drop());
+
+  test('three processes migrating at once: applied once, then nothing to do', async () => {
+    // One process holds one connection; concurrency between processes is the real case.
+    const runs = await Promise.all(
+      [1, 2, 3].map(() =>
+        run(process.execPath, [BIN, 'migrate', '--json'], { env: { ...process.env, ...database.env } }).then(
+          (r) => JSON.parse(r.stdout),
+        ),
+      ),
+    );
+    assert.deepEqual(
+      runs.flatMap((r) => r.applied),
+      ['0001_foundation'],
+      'exactly one process applied it',
+    );
+    const store = await openStore(options);
+    try {
+      if (testDialect === 'sqlite') assert.ok(existsSync(path.join(database.dataDir, 'docwright.db')));
+      assert.deepEqual(await migrateToLatest(store.db, store.dialect, database.schema), { applied: [] });
+      const tables = (await store.db.introspection.getTables()).map((t) => t.name).sort();
+      for (const table of [
+        'api_keys',
+        'idempotency_keys',
+        'job_events',
+        'job_runs',
+        'jobs',
+        'projects',
+        'rate_limit_uses',
+      ]) {
+        assert.ok(tables.includes(table), table);
+      }
+      await store.ping();
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('tables live in their own PostgreSQL schema (isolation between tests and tenants)', {
+    skip: testDialect !== 'postgres' && 'skipped: PostgreSQL schemas only',
+  }, async () => {
+    const store = await openStore(options);
+    try {
+      const { rows } = await sql<{
+        table_schema: string;
+      }>`select distinct table_schema from information_schema.tables where table_name = 'jobs' and table_schema = ${database.schema!}`.execute(
+        store.db,
+      );
+      assert.equal(rows.length, 1);
+      assert.match(store.location, new RegExp(`schema ${database.schema}`));
+      assert.doesNotMatch(store.location, /postgres@/, 'the location names no user or password');
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('event ids increase and come back as numbers on both dialects', async () => {
+    const store = await openStore(options);
+    try {
+      const at = new Date().toISOString();
+      await store.db
+        .insertInto('projects')
+        .values({
+          id: 'prj_x',
+          name: 'x',
+          repository: 'file:///x',
+          host: 'local',
+          api_url: null,
+          ref: 'main',
+          model: null,
+          rate_limit: null,
+          settings: '{}',
+          secrets: null,
+          created_at: at,
+          updated_at: at,
+        })
+        .execute();
+      await store.db
+        .insertInto('jobs')
+        .values({
+          id: 'job_x',
+          project_id: 'prj_x',
+          status: 'active',
+          repository: 'file:///x',
+          ref: 'main',
+          model: '',
+          draft: null,
+          pr_link: null,
+          branch: null,
+          summary: null,
+          error_code: null,
+          error_message: null,
+          input_tokens: null,
+          output_tokens: null,
+          created_at: at,
+          updated_at: at,
+          archived_at: null,
+        })
+        .execute();
+      const { appendEvents, listEvents } = await import('../../src/jobs/events.ts');
+      await appendEvents(
+        store.db,
+        [
+          { jobId: 'job_x', type: 'a' },
+          { jobId: 'job_x', type: 'b', data: { n: 1 } },
+        ],
+        new Date(),
+      );
+      const events = await listEvents(store.db, 'job_x', { limit: 10 });
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['a', 'b'],
+      );
+      assert.equal(typeof events[0]!.id, 'number');
+      assert.ok(events[1]!.id > events[0]!.id);
+      assert.deepEqual(events[1]!.data, { n: 1 });
+      assert.deepEqual(
+        await listEvents(store.db, 'job_x', { after: events[0]!.id, limit: 10 }).then((e) =>
+          e.map((x) => x.type),
+        ),
+        ['b'],
+      );
+    } finally {
+      await store.close();
+    }
+  });
+});
