@@ -66,8 +66,9 @@ export function createJobService(options: JobServiceOptions) {
   const limitOf = (project: ProjectRow) => project.rate_limit ?? options.defaultRateLimit;
 
   async function lockedProject(trx: Transaction<Database>, projectId: string): Promise<ProjectRow> {
-    if (!(await lockProject(dialect, trx, projectId))) throw projectNotFound(projectId);
-    return trx.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirstOrThrow();
+    const project = await lockProject(dialect, trx, projectId);
+    if (!project) throw projectNotFound(projectId);
+    return project;
   }
 
   async function findJob(projectId: string, jobId: string, trx = db): Promise<JobRow> {

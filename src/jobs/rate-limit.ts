@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
 import { DocwrightError } from '../errors.ts';
 import type { Database } from '../store/schema.ts';
 
@@ -18,13 +18,22 @@ export interface RateLimitState {
 
 async function readWindow(db: Kysely<Database>, projectId: string, now: Date) {
   const windowStart = new Date(now.getTime() - WINDOW_MS).toISOString();
+  const inWindow = (eb: ExpressionBuilder<Database, 'rate_limit_uses'>) => eb('used_at', '>', windowStart);
   const row = await db
     .selectFrom('rate_limit_uses')
-    .select((eb) => [eb.fn.countAll().as('count'), eb.fn.min('used_at').as('oldest')])
+    .select((eb) => [
+      eb.fn.countAll().filterWhere(inWindow).as('count'),
+      eb.fn.min('used_at').filterWhere(inWindow).as('oldest'),
+      eb.fn.min('used_at').as('oldestStored'),
+    ])
     .where('project_id', '=', projectId)
-    .where('used_at', '>', windowStart)
     .executeTakeFirstOrThrow();
-  return { count: Number(row.count), oldest: row.oldest ? Date.parse(row.oldest) : undefined, windowStart };
+  return {
+    count: Number(row.count),
+    oldest: row.oldest ? Date.parse(row.oldest) : undefined,
+    hasExpired: row.oldestStored !== null && row.oldestStored <= windowStart,
+    windowStart,
+  };
 }
 
 const secondsUntilFree = (oldest: number | undefined, now: Date) =>
@@ -54,7 +63,7 @@ export async function consumeRateLimit(
   limit: number,
   now: Date,
 ): Promise<RateLimitState> {
-  const { count, oldest, windowStart } = await readWindow(trx, projectId, now);
+  const { count, oldest, hasExpired, windowStart } = await readWindow(trx, projectId, now);
   if (count >= limit) {
     const state = { limit, remaining: 0, resetSeconds: secondsUntilFree(oldest, now) };
     throw new DocwrightError(
@@ -63,12 +72,14 @@ export async function consumeRateLimit(
       { retryAfter: state.resetSeconds, rateLimit: state },
     );
   }
-  // Uses that left the window are dead weight; pruning here keeps the table at most `limit` rows a project.
-  await trx
-    .deleteFrom('rate_limit_uses')
-    .where('project_id', '=', projectId)
-    .where('used_at', '<=', windowStart)
-    .execute();
+  // Uses that left the window are dead weight; pruning keeps the table at most `limit` rows a project.
+  if (hasExpired) {
+    await trx
+      .deleteFrom('rate_limit_uses')
+      .where('project_id', '=', projectId)
+      .where('used_at', '<=', windowStart)
+      .execute();
+  }
   await trx
     .insertInto('rate_limit_uses')
     .values({ project_id: projectId, used_at: now.toISOString() })

@@ -1,6 +1,6 @@
 import type { ColumnDefinitionBuilder, CreateTableBuilder, Kysely, Transaction } from 'kysely';
 import { sql } from 'kysely';
-import type { Database } from './schema.ts';
+import type { Database, ProjectRow } from './schema.ts';
 
 /**
  * Every difference between SQLite and PostgreSQL lives in this file.
@@ -20,18 +20,18 @@ export function withAutoIncrementId<T extends string>(
 }
 
 /**
- * Serialises writers of one project until the transaction ends, across
- * processes. PostgreSQL takes a row lock; SQLite already holds the database
- * write lock (`BEGIN IMMEDIATE`). Returns whether the project exists.
+ * Reads a project and serialises its writers until the transaction ends,
+ * across processes. PostgreSQL takes a row lock; SQLite already holds the
+ * database write lock (`BEGIN IMMEDIATE`). Undefined when it does not exist.
  */
 export async function lockProject(
   dialect: DialectName,
   trx: Transaction<Database>,
   projectId: string,
-): Promise<boolean> {
-  let query = trx.selectFrom('projects').select('id').where('id', '=', projectId);
+): Promise<ProjectRow | undefined> {
+  let query = trx.selectFrom('projects').selectAll().where('id', '=', projectId);
   if (dialect === 'postgres') query = query.forUpdate();
-  return (await query.executeTakeFirst()) !== undefined;
+  return query.executeTakeFirst();
 }
 
 const pgUnavailableCodes = new Set([

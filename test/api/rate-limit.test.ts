@@ -122,6 +122,12 @@ describe('rate limit (SPEC §4)', () => {
     res = await create();
     assert.equal(res.statusCode, 201);
     assert.equal(res.headers.ratelimit, '"create";r=0;t=600');
+    const stored = await t.app.store.db
+      .selectFrom('rate_limit_uses')
+      .select('used_at')
+      .where('project_id', '=', p.projectId)
+      .execute();
+    assert.equal(stored.length, 3, 'the use that left the window was pruned');
     at(61);
     assert.equal((await create()).statusCode, 429);
     at(70);
