@@ -1,10 +1,7 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { z } from 'zod';
 import { DocwrightError } from '../errors.ts';
-import { findDefaultBranch, isGitRepository, nonInteractiveGitEnv } from '../git/default-branch.ts';
+import { findDefaultBranch, localRepositoryProblem } from '../git/inspect.ts';
 import { newProjectId } from '../ids.ts';
 import type { Store } from '../store/database.ts';
 import type { ProjectRow } from '../store/schema.ts';
@@ -99,26 +96,6 @@ const secretsSchema = z.object({
 });
 export type ProjectSecrets = z.output<typeof secretsSchema>;
 const secretNames = ['token', 'githubAppId', 'githubPrivateKey', 'githubInstallationId'] as const;
-
-/**
- * Why `dir` cannot be a local project's repository, or undefined when it can.
- * Jobs clone it and push back to it, which needs the repository itself: a
- * directory inside a working tree passes `git rev-parse` but cannot be cloned.
- * (`fileURLToPath` by the caller, not `URL.pathname`, so that a path with
- * spaces is not looked up as `my%20docs`.)
- */
-async function localRepositoryProblem(dir: string): Promise<string | undefined> {
-  if (!(await isGitRepository(dir))) return `${dir} is not a git repository`;
-  const { stdout } = await promisify(execFile)('git', ['-C', dir, 'rev-parse', '--show-cdup'], {
-    env: nonInteractiveGitEnv(),
-    timeout: 10_000,
-  });
-  const up = stdout.trim();
-  if (up) {
-    return `${dir} is inside the git repository ${path.resolve(dir, up)}; give the repository's top directory`;
-  }
-  return undefined;
-}
 
 /** A project as every API and command shows it: settings, never secrets. */
 export interface ProjectView {

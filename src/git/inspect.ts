@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
@@ -47,4 +48,21 @@ export async function findDefaultBranch(repository: string): Promise<string | un
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Why `dir` cannot be a local project's repository, or undefined when it can.
+ * Jobs clone it and push back to it, which needs the repository itself: a
+ * directory inside a working tree passes `git rev-parse` but cannot be cloned.
+ * A bare repository is fine.
+ */
+export async function localRepositoryProblem(dir: string): Promise<string | undefined> {
+  if (!(await isGitRepository(dir))) return `${dir} is not a git repository`;
+  const git = (...args: string[]) =>
+    run('git', ['-C', dir, ...args], { env: nonInteractiveGitEnv(), timeout: 10_000 });
+  if ((await git('rev-parse', '--is-bare-repository')).stdout.trim() === 'true') return undefined;
+  const up = (await git('rev-parse', '--show-cdup')).stdout.trim();
+  if (up)
+    return `${dir} is inside the git repository ${path.resolve(dir, up)}; give the repository's top directory`;
+  return undefined;
 }
