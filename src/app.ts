@@ -3,9 +3,11 @@ import { DocwrightError } from './errors.ts';
 import { createJobService, type JobService } from './jobs/jobs.ts';
 import { createKeyService, type KeyService } from './keys/keys.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { createMetrics, type Metrics } from './metrics.ts';
 import { createProjectService, type ProjectService } from './projects/projects.ts';
 import { resolveSecretKey, SecretBox } from './projects/secret-box.ts';
 import { openStore, type Store } from './store/database.ts';
+import { createSignals, type Signals } from './store/signals.ts';
 
 /** Everything a process of docwright shares: configuration, database and services. */
 export interface App {
@@ -15,6 +17,11 @@ export interface App {
   projects: ProjectService;
   keys: KeyService;
   jobs: JobService;
+  /** Wake-ups between processes (job queued, run cancelled, new events). */
+  signals: Signals;
+  metrics: Metrics;
+  /** The clock every component reads (injectable for tests). */
+  now: () => Date;
   close(): Promise<void>;
 }
 
@@ -50,7 +57,12 @@ export async function openApp(config: Config, options: OpenAppOptions = {}): Pro
     }
     return secretBox;
   };
-  const now = options.now;
+  const now = options.now ?? (() => new Date());
+  const signals = createSignals(store, {
+    databaseUrl: config.databaseUrl,
+    schema: config.databaseSchema,
+    logger,
+  });
   return {
     config,
     store,
@@ -63,7 +75,14 @@ export async function openApp(config: Config, options: OpenAppOptions = {}): Pro
       defaultRateLimit: config.defaultRateLimit,
       defaultModel: config.defaultModel,
       now,
+      publish: (signal) => signals.publish(signal),
     }),
-    close: () => store.close(),
+    signals,
+    metrics: createMetrics(store),
+    now,
+    close: async () => {
+      await signals.close();
+      await store.close();
+    },
   };
 }

@@ -20,9 +20,27 @@ export interface Config {
   defaultRateLimit: number;
   /** pino log level (`DOCWRIGHT_LOG_LEVEL`). */
   logLevel: string;
+  worker: WorkerSettings;
+}
+
+/** How workers run jobs (SPEC §9). */
+export interface WorkerSettings {
+  /** Runs one worker process executes at once (`DOCWRIGHT_WORKER_CONCURRENCY`, default 4). */
+  concurrency: number;
+  /** Runs of one project executing at once across all workers (`DOCWRIGHT_PROJECT_CONCURRENCY`, default 5). */
+  projectConcurrency: number;
+  /** Lease on a claimed run, renewed every third of it (`DOCWRIGHT_LEASE_SECONDS`, default 60). */
+  leaseMs: number;
+  /** Claims before a run whose worker keeps vanishing fails with `worker-lost` (`DOCWRIGHT_MAX_ATTEMPTS`, default 3). */
+  maxAttempts: number;
+  /** Longest a run may be queued plus running (`DOCWRIGHT_JOB_TIME_LIMIT_MINUTES`, default 20). */
+  jobTimeLimitMs: number;
+  /** How long SIGTERM lets running jobs finish before releasing them (`DOCWRIGHT_SHUTDOWN_GRACE_SECONDS`, default 30). */
+  shutdownGraceMs: number;
 }
 
 const positiveInt = z.coerce.number().int().positive();
+const positiveNumber = z.coerce.number().positive();
 
 const envSchema = z.object({
   DOCWRIGHT_DATA_DIR: z.string().min(1).default('./.docwright'),
@@ -39,6 +57,12 @@ const envSchema = z.object({
   DOCWRIGHT_MODEL: z.string().min(1).optional(),
   DOCWRIGHT_PROMPT_MAX_CHARS: positiveInt.default(100_000),
   DOCWRIGHT_RATE_LIMIT: positiveInt.default(100),
+  DOCWRIGHT_WORKER_CONCURRENCY: positiveInt.default(4),
+  DOCWRIGHT_PROJECT_CONCURRENCY: positiveInt.default(5),
+  DOCWRIGHT_LEASE_SECONDS: positiveNumber.default(60),
+  DOCWRIGHT_MAX_ATTEMPTS: positiveInt.default(3),
+  DOCWRIGHT_JOB_TIME_LIMIT_MINUTES: positiveNumber.default(20),
+  DOCWRIGHT_SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).default(30),
   DOCWRIGHT_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -66,5 +90,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     promptMaxChars: e.DOCWRIGHT_PROMPT_MAX_CHARS,
     defaultRateLimit: e.DOCWRIGHT_RATE_LIMIT,
     logLevel: e.DOCWRIGHT_LOG_LEVEL,
+    worker: {
+      concurrency: e.DOCWRIGHT_WORKER_CONCURRENCY,
+      projectConcurrency: e.DOCWRIGHT_PROJECT_CONCURRENCY,
+      leaseMs: e.DOCWRIGHT_LEASE_SECONDS * 1000,
+      maxAttempts: e.DOCWRIGHT_MAX_ATTEMPTS,
+      jobTimeLimitMs: e.DOCWRIGHT_JOB_TIME_LIMIT_MINUTES * 60_000,
+      shutdownGraceMs: e.DOCWRIGHT_SHUTDOWN_GRACE_SECONDS * 1000,
+    },
   };
 }

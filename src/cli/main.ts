@@ -4,7 +4,7 @@ import { VERSION } from '../version.ts';
 import { registerKeyCommands } from './key.ts';
 import { print, withApp } from './output.ts';
 import { registerProjectCommands } from './project.ts';
-import { registerServeCommand } from './serve.ts';
+import { registerServeCommands } from './serve.ts';
 
 const program = new Command('docwright')
   .description('docwright: documentation edits from plain-language instructions')
@@ -12,7 +12,7 @@ const program = new Command('docwright')
   .showHelpAfterError('(run with --help for usage)')
   .exitOverride();
 
-registerServeCommand(program);
+registerServeCommands(program);
 
 program
   .command('migrate')

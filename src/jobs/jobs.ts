@@ -1,9 +1,10 @@
 import type { Transaction } from 'kysely';
 import { DocwrightError } from '../errors.ts';
-import { isJobId, newJobId, newRunId } from '../ids.ts';
+import { isJobId, newJobId } from '../ids.ts';
 import type { Store } from '../store/database.ts';
 import { lockProject } from '../store/dialect.ts';
 import type { Database, JobRow, ProjectRow } from '../store/schema.ts';
+import type { Signal } from '../store/signals.ts';
 import { parseOrThrow } from '../validation.ts';
 import { appendEvents, type JobEvent, listEvents } from './events.ts';
 import { findReplay, type IdempotentRequest, rememberResponse } from './idempotency.ts';
@@ -17,6 +18,7 @@ import {
   listJobsQuery,
   messageBody,
 } from './requests.ts';
+import { queueRun } from './runs.ts';
 
 export interface JobServiceOptions {
   store: Store;
@@ -27,6 +29,8 @@ export interface JobServiceOptions {
   /** Model for projects that name none. */
   defaultModel?: string | undefined;
   now?: () => Date;
+  /** Tells workers and event streams of other processes; called after commits. */
+  publish?: (signal: Signal) => Promise<void>;
 }
 
 /** The outcome of a request that creates work (create, follow-up). */
@@ -63,6 +67,8 @@ export function createJobService(options: JobServiceOptions) {
   const now = options.now ?? (() => new Date());
   const createSchema = createJobBody(options.promptMaxChars);
   const messageSchema = messageBody(options.promptMaxChars);
+  /** Signals are nudges: losing one only delays a wake-up until the next poll. */
+  const publish = (signal: Signal) => (options.publish?.(signal) ?? Promise.resolve()).catch(() => {});
   const limitOf = (project: ProjectRow) => project.rate_limit ?? options.defaultRateLimit;
 
   async function lockedProject(trx: Transaction<Database>, projectId: string): Promise<ProjectRow> {
@@ -98,7 +104,7 @@ export function createJobService(options: JobServiceOptions) {
       at: Date,
     ) => Promise<{ job: AgentJob; statusCode: number; location: string | null }>,
   ): Promise<WorkResult> {
-    return db.transaction().execute(async (trx) => {
+    const result = await db.transaction().execute(async (trx): Promise<WorkResult> => {
       const at = now();
       const project = await lockedProject(trx, projectId);
       if (idempotency) {
@@ -114,6 +120,8 @@ export function createJobService(options: JobServiceOptions) {
         await rememberResponse(trx, projectId, idempotency, { statusCode, body: job, location }, at);
       return { statusCode, body: job, location, rateLimit, replayed: false };
     });
+    if (!result.replayed) await publish({ kind: 'run-queued' });
+    return result;
   }
 
   function chooseModel(project: ProjectRow, requested: string | undefined): string {
@@ -158,21 +166,8 @@ export function createJobService(options: JobServiceOptions) {
           updated_at: timestamp,
           archived_at: null,
         };
-        const runId = newRunId();
         await trx.insertInto('jobs').values(row).execute();
-        await trx
-          .insertInto('job_runs')
-          .values({
-            id: runId,
-            job_id: row.id,
-            seq: 1,
-            prompt: body.prompt,
-            status: 'queued',
-            created_at: timestamp,
-            started_at: null,
-            ended_at: null,
-          })
-          .execute();
+        const runId = await queueRun(trx, { jobId: row.id, projectId, seq: 1, prompt: body.prompt, at });
         await appendEvents(
           trx,
           [
@@ -210,20 +205,13 @@ export function createJobService(options: JobServiceOptions) {
           .select((eb) => eb.fn.max('seq').as('seq'))
           .where('job_id', '=', jobId)
           .executeTakeFirst();
-        const runId = newRunId();
-        await trx
-          .insertInto('job_runs')
-          .values({
-            id: runId,
-            job_id: jobId,
-            seq: Number(last?.seq ?? 0) + 1,
-            prompt: body.prompt,
-            status: 'queued',
-            created_at: timestamp,
-            started_at: null,
-            ended_at: null,
-          })
-          .execute();
+        const runId = await queueRun(trx, {
+          jobId,
+          projectId,
+          seq: Number(last?.seq ?? 0) + 1,
+          prompt: body.prompt,
+          at,
+        });
         const changes = {
           status: 'active' as const,
           error_code: null,
@@ -257,7 +245,8 @@ export function createJobService(options: JobServiceOptions) {
 
     /** Idempotent. Archiving an active job cancels its queued or running run. */
     async archive(projectId: string, jobId: string): Promise<AgentJob> {
-      return db.transaction().execute(async (trx) => {
+      let cancelled: string[] = [];
+      const archived = await db.transaction().execute(async (trx) => {
         const job = await findJob(projectId, jobId, trx);
         if (job.status === 'archived') return toAgentJob(job);
         const at = now();
@@ -265,16 +254,22 @@ export function createJobService(options: JobServiceOptions) {
         const changes = { status: 'archived' as const, archived_at: timestamp, updated_at: timestamp };
         await trx.updateTable('jobs').set(changes).where('id', '=', jobId).execute();
         if (job.status === 'active') {
-          await trx
+          // The worker holding a cancelled run loses it at its next check and aborts.
+          const runs = await trx
             .updateTable('job_runs')
-            .set({ status: 'cancelled', ended_at: timestamp })
+            .set({ status: 'cancelled', ended_at: timestamp, lease_owner: null, lease_expires_at: null })
             .where('job_id', '=', jobId)
             .where('status', 'in', ['queued', 'running'])
+            .returning('id')
             .execute();
+          cancelled = runs.map((r) => r.id);
         }
         await appendEvents(trx, [{ jobId, type: 'job.archived', data: { previousStatus: job.status } }], at);
         return toAgentJob({ ...job, ...changes });
       });
+      for (const runId of cancelled) await publish({ kind: 'run-cancelled', runId });
+      await publish({ kind: 'job-event', jobId });
+      return archived;
     },
 
     async events(projectId: string, jobId: string, rawQuery: unknown): Promise<JobEvent[]> {

@@ -73,13 +73,27 @@ function migrations(dialect: DialectName): Record<string, Migration> {
           .createTable('job_runs')
           .addColumn('id', 'text', (c) => c.primaryKey())
           .addColumn('job_id', 'text', (c) => c.notNull().references('jobs.id').onDelete('cascade'))
+          .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id').onDelete('cascade'))
           .addColumn('seq', 'integer', (c) => c.notNull())
           .addColumn('prompt', 'text', (c) => c.notNull())
           .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('lease_owner', 'text')
+          .addColumn('lease_expires_at', 'text')
+          .addColumn('summary', 'text')
+          .addColumn('error_code', 'text')
+          .addColumn('error_message', 'text')
           .addColumn('created_at', 'text', (c) => c.notNull())
           .addColumn('started_at', 'text')
           .addColumn('ended_at', 'text')
           .addUniqueConstraint('job_runs_job_seq', ['job_id', 'seq'])
+          .execute();
+        // The claim scans queued runs oldest first; the sweeper scans running ones by lease.
+        await db.schema.createIndex('job_runs_status_id').on('job_runs').columns(['status', 'id']).execute();
+        await db.schema
+          .createIndex('job_runs_project_status')
+          .on('job_runs')
+          .columns(['project_id', 'status'])
           .execute();
 
         await withAutoIncrementId(dialect, db.schema.createTable('job_events'))

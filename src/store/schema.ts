@@ -67,13 +67,25 @@ export interface JobTable {
   archived_at: string | null;
 }
 
+export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+
 /** One instruction given to a job: the first prompt, then each follow-up. */
 export interface JobRunTable {
   id: string;
   job_id: string;
+  project_id: string;
   seq: number;
   prompt: string;
-  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+  status: RunStatus;
+  /** Claims so far; a lease that expires counts as a failed attempt. */
+  attempts: Generated<number>;
+  /** The worker holding the run while `running`. */
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  /** The run's outcome, kept for the history that follow-up runs receive. */
+  summary: string | null;
+  error_code: string | null;
+  error_message: string | null;
   created_at: string;
   started_at: string | null;
   ended_at: string | null;

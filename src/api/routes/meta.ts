@@ -13,6 +13,12 @@ export function registerMetaRoutes(server: FastifyInstance, app: App, version: s
     reply.type('application/json; charset=utf-8').send(openapi),
   );
 
+  /** Prometheus metrics of this process (jobs and queue depth cover the whole database). */
+  server.get('/metrics', async (_request, reply) => {
+    const body = await app.metrics.registry.metrics();
+    return reply.type(app.metrics.registry.contentType).send(body);
+  });
+
   /** Liveness: the process answers. */
   server.get('/healthz', async () => ({ status: 'ok' }));
 

@@ -1,0 +1,62 @@
+import type { Kysely } from 'kysely';
+import { newRunId } from '../ids.ts';
+import type { Database, JobRunRow } from '../store/schema.ts';
+
+/** Queues a run (the first prompt or a follow-up) for the worker; returns its id. */
+export async function queueRun(
+  db: Kysely<Database>,
+  run: { jobId: string; projectId: string; seq: number; prompt: string; at: Date },
+): Promise<string> {
+  const id = newRunId();
+  await db
+    .insertInto('job_runs')
+    .values({
+      id,
+      job_id: run.jobId,
+      project_id: run.projectId,
+      seq: run.seq,
+      prompt: run.prompt,
+      status: 'queued',
+      lease_owner: null,
+      lease_expires_at: null,
+      summary: null,
+      error_code: null,
+      error_message: null,
+      created_at: run.at.toISOString(),
+      started_at: null,
+      ended_at: null,
+    })
+    .execute();
+  return id;
+}
+
+/** What a follow-up run is told about the runs before it. */
+export interface RunHistoryEntry {
+  seq: number;
+  prompt: string;
+  status: JobRunRow['status'];
+  summary: string | null;
+  error: { code: string; message: string } | null;
+}
+
+/** The runs of a job before `seq`, oldest first. */
+export async function runHistory(
+  db: Kysely<Database>,
+  jobId: string,
+  beforeSeq: number,
+): Promise<RunHistoryEntry[]> {
+  const rows = await db
+    .selectFrom('job_runs')
+    .select(['seq', 'prompt', 'status', 'summary', 'error_code', 'error_message'])
+    .where('job_id', '=', jobId)
+    .where('seq', '<', beforeSeq)
+    .orderBy('seq')
+    .execute();
+  return rows.map((r) => ({
+    seq: r.seq,
+    prompt: r.prompt,
+    status: r.status,
+    summary: r.summary,
+    error: r.error_code ? { code: r.error_code, message: r.error_message ?? '' } : null,
+  }));
+}

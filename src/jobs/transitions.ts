@@ -1,0 +1,163 @@
+import { type Kysely, sql } from 'kysely';
+import type { Database, JobRunRow } from '../store/schema.ts';
+import { appendEvents } from './events.ts';
+
+/** What a run ends with (the runner's answer). */
+export type RunOutcome =
+  | {
+      status: 'completed';
+      /** Pull request URL; null when nothing changed (an earlier run's link is kept). */
+      prLink: string | null;
+      branch: string | null;
+      summary: string | null;
+      usage?: { inputTokens: number; outputTokens: number };
+    }
+  | {
+      status: 'failed';
+      error: { code: string; message: string };
+      usage?: { inputTokens: number; outputTokens: number };
+    };
+
+/**
+ * Appends an event on behalf of a run, only while `workerId` still holds it:
+ * a worker that lost its lease (or whose run was cancelled) writes nothing.
+ */
+export async function recordRunEvent(
+  db: Kysely<Database>,
+  event: { runId: string; jobId: string; workerId: string; type: string; data: unknown; now: Date },
+): Promise<boolean> {
+  const result = await sql`
+    insert into job_events (job_id, run_id, type, data, created_at)
+    select ${event.jobId}, ${event.runId}, ${event.type}, ${JSON.stringify(event.data ?? {})}, ${event.now.toISOString()}
+     where exists (select 1 from job_runs
+                    where id = ${event.runId} and lease_owner = ${event.workerId} and status = 'running')`.execute(
+    db,
+  );
+  return Number(result.numAffectedRows ?? 0) > 0;
+}
+
+/**
+ * Ends a run with its outcome and moves the job out of `active`, in one
+ * transaction and only while `workerId` holds the run. Returns false (and
+ * writes nothing) when the lease was lost or the run was cancelled.
+ */
+export async function finishRun(
+  db: Kysely<Database>,
+  finish: { run: JobRunRow; workerId: string; outcome: RunOutcome; now: Date },
+): Promise<boolean> {
+  const { run, outcome } = finish;
+  const at = finish.now.toISOString();
+  return db.transaction().execute(async (trx) => {
+    const ended = await trx
+      .updateTable('job_runs')
+      .set({
+        status: outcome.status === 'completed' ? 'succeeded' : 'failed',
+        ended_at: at,
+        lease_owner: null,
+        lease_expires_at: null,
+        summary: outcome.status === 'completed' ? outcome.summary : null,
+        error_code: outcome.status === 'failed' ? outcome.error.code : null,
+        error_message: outcome.status === 'failed' ? outcome.error.message : null,
+      })
+      .where('id', '=', run.id)
+      .where('lease_owner', '=', finish.workerId)
+      .where('status', '=', 'running')
+      .executeTakeFirst();
+    if (Number(ended.numUpdatedRows) === 0) return false;
+
+    const usage = outcome.usage;
+    await trx
+      .updateTable('jobs')
+      .set((eb) => ({
+        status: outcome.status,
+        updated_at: at,
+        ...(outcome.status === 'completed'
+          ? {
+              pr_link: eb.fn.coalesce(eb.val(outcome.prLink), eb.ref('pr_link')),
+              branch: eb.fn.coalesce(eb.val(outcome.branch), eb.ref('branch')),
+              summary: outcome.summary,
+              error_code: null,
+              error_message: null,
+            }
+          : { error_code: outcome.error.code, error_message: outcome.error.message }),
+        ...(usage
+          ? {
+              input_tokens: eb(eb.fn.coalesce('input_tokens', eb.val(0)), '+', usage.inputTokens),
+              output_tokens: eb(eb.fn.coalesce('output_tokens', eb.val(0)), '+', usage.outputTokens),
+            }
+          : {}),
+      }))
+      .where('id', '=', run.job_id)
+      .where('status', '=', 'active')
+      .execute();
+    await appendEvents(
+      trx,
+      [
+        {
+          jobId: run.job_id,
+          runId: run.id,
+          type: outcome.status === 'completed' ? 'job.completed' : 'job.failed',
+          data:
+            outcome.status === 'completed'
+              ? { prLink: outcome.prLink, branch: outcome.branch, summary: outcome.summary }
+              : { error: outcome.error },
+        },
+      ],
+      finish.now,
+    );
+    return true;
+  });
+}
+
+/**
+ * Fails runs that no worker can finish (lease lost too often, time limit
+ * passed) and their jobs, with a stable error code. Only runs still in the
+ * given states change; returns the ones that did.
+ */
+export async function failRuns(
+  db: Kysely<Database>,
+  runs: Pick<JobRunRow, 'id' | 'job_id'>[],
+  error: { code: string; message: string },
+  now: Date,
+  fromStatus: JobRunRow['status'][],
+): Promise<string[]> {
+  if (runs.length === 0) return [];
+  const at = now.toISOString();
+  return db.transaction().execute(async (trx) => {
+    const failed = await trx
+      .updateTable('job_runs')
+      .set({
+        status: 'failed',
+        ended_at: at,
+        lease_owner: null,
+        lease_expires_at: null,
+        error_code: error.code,
+        error_message: error.message,
+      })
+      .where(
+        'id',
+        'in',
+        runs.map((r) => r.id),
+      )
+      .where('status', 'in', fromStatus)
+      .returning(['id', 'job_id'])
+      .execute();
+    if (failed.length === 0) return [];
+    await trx
+      .updateTable('jobs')
+      .set({ status: 'failed', error_code: error.code, error_message: error.message, updated_at: at })
+      .where(
+        'id',
+        'in',
+        failed.map((r) => r.job_id),
+      )
+      .where('status', '=', 'active')
+      .execute();
+    await appendEvents(
+      trx,
+      failed.map((r) => ({ jobId: r.job_id, runId: r.id, type: 'job.failed', data: { error } })),
+      now,
+    );
+    return failed.map((r) => r.id);
+  });
+}

@@ -1,0 +1,78 @@
+import { sql } from 'kysely';
+import type { Store } from '../store/database.ts';
+import type { JobRunRow } from '../store/schema.ts';
+
+export interface ClaimOptions {
+  workerId: string;
+  now: Date;
+  leaseMs: number;
+  /** Most runs of one project running at once, across all workers. */
+  projectConcurrency: number;
+}
+
+/**
+ * Claims the oldest queued run whose project has a free slot, taking a lease
+ * on it. The whole protocol is the SQL below.
+ *
+ * SQLite: one statement; the database write lock makes it atomic.
+ *
+ * PostgreSQL: `FOR UPDATE … SKIP LOCKED` lets any number of workers claim at
+ * once without waiting on each other. Locking the project row as well makes
+ * claims of one project take turns, and the running count is read by a
+ * separate statement after the locks are held, so it sees every committed
+ * claim (a single statement's snapshot could predate a rival's commit).
+ */
+export async function claimNextRun(store: Store, options: ClaimOptions): Promise<JobRunRow | undefined> {
+  const now = options.now.toISOString();
+  const leaseUntil = new Date(options.now.getTime() + options.leaseMs).toISOString();
+
+  if (store.dialect === 'sqlite') {
+    const { rows } = await sql<JobRunRow>`
+      update job_runs
+         set status = 'running', attempts = attempts + 1,
+             lease_owner = ${options.workerId}, lease_expires_at = ${leaseUntil},
+             started_at = coalesce(started_at, ${now})
+       where id = (
+         select r.id from job_runs r
+          where r.status = 'queued'
+            and (select count(*) from job_runs x
+                  where x.project_id = r.project_id and x.status = 'running') < ${options.projectConcurrency}
+          order by r.id
+          limit 1)
+      returning *`.execute(store.db);
+    return rows[0];
+  }
+
+  return store.db.transaction().execute(async (trx) => {
+    const full: string[] = [];
+    // Each pass skips projects found full; a handful of passes is plenty, the poller comes back.
+    for (let pass = 0; pass < 5; pass++) {
+      const { rows } = await sql<{ id: string; project_id: string }>`
+        select r.id, r.project_id
+          from job_runs r join projects p on p.id = r.project_id
+         where r.status = 'queued'
+           ${full.length > 0 ? sql`and r.project_id not in (${sql.join(full)})` : sql``}
+         order by r.id
+         limit 1
+           for update of r, p skip locked`.execute(trx);
+      const candidate = rows[0];
+      if (!candidate) return undefined;
+      const { rows: counts } = await sql<{ running: string }>`
+        select count(*) as running from job_runs
+         where project_id = ${candidate.project_id} and status = 'running'`.execute(trx);
+      if (Number(counts[0]!.running) >= options.projectConcurrency) {
+        full.push(candidate.project_id);
+        continue;
+      }
+      const { rows: claimed } = await sql<JobRunRow>`
+        update job_runs
+           set status = 'running', attempts = attempts + 1,
+               lease_owner = ${options.workerId}, lease_expires_at = ${leaseUntil},
+               started_at = coalesce(started_at, ${now})
+         where id = ${candidate.id}
+        returning *`.execute(trx);
+      return claimed[0];
+    }
+    return undefined;
+  });
+}

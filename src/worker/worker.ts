@@ -1,0 +1,316 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { App } from '../app.ts';
+import type { WorkerSettings } from '../config.ts';
+import { toAgentJob } from '../jobs/job.ts';
+import { runHistory } from '../jobs/runs.ts';
+import { finishRun, type RunOutcome, recordRunEvent } from '../jobs/transitions.ts';
+import type { Logger } from '../logger.ts';
+import type { JobRunRow } from '../store/schema.ts';
+import { claimNextRun } from './claim.ts';
+import { lostRuns, releaseLease, renewLease } from './lease.ts';
+import type { RunnableJob, Runner } from './runner.ts';
+import { sweepRuns } from './sweeper.ts';
+
+export interface WorkerOptions extends Partial<WorkerSettings> {
+  /** Called once per run; see `Runner`. */
+  runner: Runner;
+  /** Names this worker in leases and logs (default host-pid-random). */
+  workerId?: string;
+  /** Fallback claim poll when no wake-up signal arrives (default 1 s). */
+  pollMs?: number;
+  /** How often running runs are checked for cancellation or a stolen lease (default 1 s). */
+  cancelCheckMs?: number;
+  /** How often expired leases and overdue runs are swept (default: a quarter of the lease, at most 5 s). */
+  sweepMs?: number;
+  /** Whether this worker claims runs; false leaves only the sweeper (API-only processes). */
+  claim?: boolean;
+}
+
+/** Why a run's AbortSignal fired. */
+export type AbortReason = 'cancelled' | 'lease-lost' | 'time-limit' | 'shutdown';
+
+export class RunAborted extends Error {
+  readonly reason: AbortReason;
+  constructor(reason: AbortReason) {
+    super(`run aborted: ${reason}`);
+    this.name = 'RunAborted';
+    this.reason = reason;
+  }
+}
+
+interface ActiveRun {
+  run: JobRunRow;
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+/**
+ * Claims queued runs and executes them with the runner, holding a lease that
+ * heartbeats renew (SPEC §9). One per process; any number share a database.
+ */
+export class Worker {
+  readonly id: string;
+  readonly #app: App;
+  readonly #log: Logger;
+  readonly #settings: WorkerSettings;
+  readonly #options: WorkerOptions;
+  readonly #active = new Map<string, ActiveRun>();
+  readonly #timers: NodeJS.Timeout[] = [];
+  #unsubscribe: (() => void) | undefined;
+  #stopping = false;
+  #filling = false;
+  #fillAgain = false;
+
+  constructor(app: App, options: WorkerOptions) {
+    this.#app = app;
+    this.#options = options;
+    this.#settings = { ...app.config.worker, ...definedOnly(options) };
+    this.id = options.workerId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+    this.#log = app.logger.child({ workerId: this.id });
+  }
+
+  get running(): number {
+    return this.#active.size;
+  }
+
+  start(): void {
+    const { leaseMs } = this.#settings;
+    const every = (ms: number, fn: () => Promise<unknown>) => {
+      const timer = setInterval(
+        () => void fn().catch((error) => this.#log.warn({ err: error }, 'worker task failed')),
+        ms,
+      );
+      timer.unref();
+      this.#timers.push(timer);
+    };
+    every(this.#options.sweepMs ?? Math.min(leaseMs / 4, 5_000), () => this.sweep());
+    void this.sweep().catch((error) => this.#log.warn({ err: error }, 'sweep failed'));
+    if (this.#options.claim === false) return;
+
+    this.#unsubscribe = this.#app.signals.subscribe((signal) => {
+      if (signal.kind === 'run-queued') this.#fill();
+      if (signal.kind === 'run-cancelled' && this.#active.has(signal.runId)) void this.#checkLost();
+    });
+    every(this.#options.pollMs ?? 1_000, async () => this.#fill());
+    every(leaseMs / 3, () => this.#heartbeat());
+    every(this.#options.cancelCheckMs ?? 1_000, () => this.#checkLost());
+    this.#fill();
+    this.#log.info({ concurrency: this.#settings.concurrency, leaseMs }, 'worker started');
+  }
+
+  /**
+   * Stops claiming, lets running runs finish for up to the grace period,
+   * then aborts the rest and hands their runs back to the queue.
+   */
+  async stop(graceMs = this.#settings.shutdownGraceMs): Promise<void> {
+    this.#stopping = true;
+    this.#unsubscribe?.();
+    const settled = Promise.all([...this.#active.values()].map((a) => a.done));
+    let timer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), graceMs);
+    });
+    if ((await Promise.race([settled, graceOver])) === 'timeout') {
+      this.#log.info({ running: this.#active.size }, 'grace period over; releasing running jobs');
+      for (const active of this.#active.values()) active.controller.abort(new RunAborted('shutdown'));
+      await settled;
+    }
+    clearTimeout(timer);
+    for (const t of this.#timers) clearInterval(t);
+    this.#log.info('worker stopped');
+  }
+
+  /** One sweep (also run on a timer); returns what it changed. */
+  async sweep() {
+    const result = await sweepRuns(this.#app.store.db, {
+      now: this.#app.now(),
+      maxAttempts: this.#settings.maxAttempts,
+      jobTimeLimitMs: this.#settings.jobTimeLimitMs,
+    });
+    if (result.requeued.length > 0) {
+      this.#log.warn({ runs: result.requeued }, 'requeued runs whose worker stopped renewing its lease');
+      await this.#app.signals.publish({ kind: 'run-queued' });
+    }
+    if (result.lost.length > 0) this.#log.warn({ runs: result.lost }, 'runs failed: worker lost too often');
+    if (result.timedOut.length > 0) this.#log.warn({ runs: result.timedOut }, 'runs failed: time limit');
+    return result;
+  }
+
+  /** Claims runs while there are free slots. Re-entrant calls coalesce into one more pass. */
+  #fill(): void {
+    if (this.#stopping || this.#options.claim === false) return;
+    if (this.#filling) {
+      this.#fillAgain = true;
+      return;
+    }
+    this.#filling = true;
+    void (async () => {
+      try {
+        do {
+          this.#fillAgain = false;
+          while (!this.#stopping && this.#active.size < this.#settings.concurrency) {
+            const run = await claimNextRun(this.#app.store, {
+              workerId: this.id,
+              now: this.#app.now(),
+              leaseMs: this.#settings.leaseMs,
+              projectConcurrency: this.#settings.projectConcurrency,
+            });
+            if (!run) break;
+            this.#start(run);
+          }
+        } while (this.#fillAgain && !this.#stopping);
+      } catch (error) {
+        this.#log.warn({ err: error }, 'claim failed; will retry');
+      } finally {
+        this.#filling = false;
+      }
+    })();
+  }
+
+  #start(run: JobRunRow): void {
+    const controller = new AbortController();
+    const active: ActiveRun = { run, controller, done: Promise.resolve() };
+    this.#active.set(run.id, active);
+    active.done = this.#execute(run, controller).finally(() => {
+      this.#active.delete(run.id);
+      this.#fill();
+    });
+  }
+
+  async #execute(run: JobRunRow, controller: AbortController): Promise<void> {
+    const { db } = this.#app.store;
+    const log = this.#log.child({ jobId: run.job_id, runId: run.id });
+    const started = this.#app.now();
+    const metrics = this.#app.metrics;
+    metrics.runAttempts.observe(run.attempts);
+    if (run.attempts === 1)
+      metrics.pickupLatency.observe((started.getTime() - Date.parse(run.created_at)) / 1000);
+    const deadline = Date.parse(run.created_at) + this.#settings.jobTimeLimitMs - started.getTime();
+    const timeLimit = setTimeout(() => controller.abort(new RunAborted('time-limit')), Math.max(0, deadline));
+
+    const emit = async (type: string, data?: unknown) => {
+      if (controller.signal.aborted) return;
+      const written = await recordRunEvent(db, {
+        runId: run.id,
+        jobId: run.job_id,
+        workerId: this.id,
+        type,
+        data,
+        now: this.#app.now(),
+      });
+      if (!written) controller.abort(new RunAborted('lease-lost'));
+      else await this.#app.signals.publish({ kind: 'job-event', jobId: run.job_id }).catch(() => {});
+    };
+
+    let outcome: RunOutcome | undefined;
+    try {
+      const row = await db
+        .selectFrom('jobs')
+        .selectAll()
+        .where('id', '=', run.job_id)
+        .executeTakeFirstOrThrow();
+      const job: RunnableJob = {
+        ...toAgentJob(row),
+        projectId: row.project_id,
+        draft: row.draft === null ? null : row.draft === 1,
+      };
+      const history = await runHistory(db, run.job_id, run.seq);
+      log.info({ attempt: run.attempts }, 'run started');
+      await emit('run.started', { attempt: run.attempts, workerId: this.id, seq: run.seq });
+      const result = await this.#options.runner(
+        job,
+        { id: run.id, seq: run.seq, prompt: run.prompt, attempt: run.attempts, history },
+        controller.signal,
+        emit,
+      );
+      if (!controller.signal.aborted) outcome = result;
+    } catch (error) {
+      if (!controller.signal.aborted) {
+        log.error({ err: error }, 'runner threw');
+        outcome = {
+          status: 'failed',
+          error: { code: 'internal-error', message: 'the run failed unexpectedly; see the server log' },
+        };
+      }
+    } finally {
+      clearTimeout(timeLimit);
+    }
+
+    const reason = controller.signal.aborted ? (controller.signal.reason as RunAborted).reason : undefined;
+    if (reason === 'time-limit') {
+      const minutes = Math.round(this.#settings.jobTimeLimitMs / 60_000);
+      outcome = {
+        status: 'failed',
+        error: {
+          code: 'time-limit-exceeded',
+          message: `the job did not finish within the time limit (${minutes} min)`,
+        },
+      };
+    }
+    const seconds = (this.#app.now().getTime() - started.getTime()) / 1000;
+    if (reason === 'shutdown') {
+      await releaseLease(db, { runId: run.id, workerId: this.id }).catch((error) =>
+        log.warn({ err: error }, 'release failed'),
+      );
+      await this.#app.signals.publish({ kind: 'run-queued' }).catch(() => {});
+      metrics.runDuration.observe({ outcome: 'released' }, seconds);
+      log.info('run released for another worker');
+      return;
+    }
+    if (!outcome) {
+      // Cancelled or lease lost: the run is someone else's business now; write nothing.
+      metrics.runDuration.observe({ outcome: reason ?? 'aborted' }, seconds);
+      log.info({ reason }, 'run aborted');
+      return;
+    }
+    const finished = await finishRun(db, { run, workerId: this.id, outcome, now: this.#app.now() });
+    if (outcome.usage) {
+      metrics.tokens.inc({ direction: 'input' }, outcome.usage.inputTokens);
+      metrics.tokens.inc({ direction: 'output' }, outcome.usage.outputTokens);
+    }
+    metrics.runDuration.observe({ outcome: finished ? outcome.status : 'lease-lost' }, seconds);
+    if (finished) {
+      await this.#app.signals.publish({ kind: 'job-event', jobId: run.job_id }).catch(() => {});
+      log.info(
+        { status: outcome.status, error: outcome.status === 'failed' ? outcome.error.code : undefined },
+        'run finished',
+      );
+    } else {
+      log.warn('run finished after losing its lease; outcome discarded');
+    }
+  }
+
+  async #heartbeat(): Promise<void> {
+    const until = new Date(this.#app.now().getTime() + this.#settings.leaseMs);
+    for (const active of [...this.#active.values()]) {
+      if (active.controller.signal.aborted) continue;
+      const held = await renewLease(this.#app.store.db, { runId: active.run.id, workerId: this.id, until });
+      if (!held) active.controller.abort(new RunAborted('lease-lost'));
+    }
+  }
+
+  /** Aborts runs that were cancelled (archived) or taken from us. */
+  async #checkLost(): Promise<void> {
+    const ids = [...this.#active.keys()];
+    if (ids.length === 0) return;
+    const lost = await lostRuns(this.#app.store.db, ids, this.id);
+    if (lost.size === 0) return;
+    const cancelled = await this.#app.store.db
+      .selectFrom('job_runs')
+      .select('id')
+      .where('id', 'in', [...lost])
+      .where('status', '=', 'cancelled')
+      .execute();
+    const cancelledIds = new Set(cancelled.map((r) => r.id));
+    for (const id of lost) {
+      this.#active
+        .get(id)
+        ?.controller.abort(new RunAborted(cancelledIds.has(id) ? 'cancelled' : 'lease-lost'));
+    }
+  }
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
