@@ -163,7 +163,11 @@ export function buildOpenApiDocument(options: { promptMaxChars: number; version:
           summary: "(extension) The job's transcript",
           parameters: [projectId, jobId, ...queryParams(listEventsQuery)],
           responses: {
-            '200': { description: 'Events, oldest first', content: json('JobEventList') },
+            '200': {
+              description:
+                'Events, oldest first. With `Accept: text/event-stream`, a live Server-Sent Events stream; each SSE id is the event id, so reconnecting with Last-Event-ID resumes.',
+              content: { ...json('JobEventList'), 'text/event-stream': { schema: { type: 'string' } } },
+            },
             ...errors(400, 401, 403, 404, 503),
           },
         },

@@ -89,8 +89,11 @@ export function buildServer(app: App): FastifyInstance {
   // Node hands CONNECT to 'connect' listeners and, without one, drops the
   // connection unanswered. No route serves it: 404 like any other method.
   server.server.on('connect', (request, socket: Duplex) => {
-    // The HTTP server no longer watches this socket; a client that resets it must not crash us.
+    // The HTTP server no longer watches this socket: a client that resets it
+    // must not crash us, and what it still sends is drained so that the
+    // connection can finish closing.
     socket.on('error', () => socket.destroy());
+    socket.resume();
     endWithProblem(socket, new DocwrightError('not-found', `no route CONNECT ${request.url}`));
   });
 
@@ -141,6 +144,8 @@ export function buildServer(app: App): FastifyInstance {
   );
 
   server.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    app.metrics.httpRequests.inc({ method: request.method, route, status: reply.statusCode });
     request.log.info(
       {
         method: request.method,

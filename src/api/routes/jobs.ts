@@ -5,6 +5,7 @@ import { type IdempotentRequest, requestFingerprint } from '../../jobs/idempoten
 import type { WorkResult } from '../../jobs/jobs.ts';
 import { authorizeProject } from '../auth.ts';
 import { setRateLimitHeaders } from '../rate-limit-headers.ts';
+import { streamJobEvents, wantsEventStream } from '../sse.ts';
 
 type ProjectParams = { Params: { projectId: string } };
 type JobParams = { Params: { projectId: string; id: string } };
@@ -66,7 +67,18 @@ export function registerJobRoutes(server: FastifyInstance, app: App): void {
     app.jobs.archive(request.params.projectId, request.params.id),
   );
 
-  server.get<JobParams>('/v2/agent/:projectId/job/:id/events', { onRequest: authorize }, async (request) => ({
-    events: await app.jobs.events(request.params.projectId, request.params.id, request.query),
-  }));
+  server.get<JobParams>(
+    '/v2/agent/:projectId/job/:id/events',
+    { onRequest: authorize },
+    async (request, reply) => {
+      const { projectId, id } = request.params;
+      const events = await app.jobs.events(projectId, id, request.query);
+      if (!wantsEventStream(request)) return { events };
+      const after = (request.query as { after?: string }).after;
+      return streamJobEvents(request, reply, app, {
+        jobId: id,
+        after: after === undefined ? undefined : Number(after),
+      });
+    },
+  );
 }

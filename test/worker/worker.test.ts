@@ -1,0 +1,264 @@
+import assert from 'node:assert/strict';
+import { after, afterEach, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RunnableJob, RunnableRun, Runner } from '../../src/worker/runner.ts';
+import { unavailableAgentRunner } from '../../src/worker/runner.ts';
+import { sweepRuns } from '../../src/worker/sweeper.ts';
+import { Worker } from '../../src/worker/worker.ts';
+import { bearer, type SeededProject, seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
+
+/** Polls `check` until it returns a value other than undefined/false, or fails after `ms`. */
+async function waitFor<T>(
+  check: () => Promise<T | undefined | false>,
+  ms = 5_000,
+  what = 'condition',
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+/** A runner the test steers: each call waits until the test releases it or the signal aborts. */
+function controllableRunner() {
+  const calls: {
+    job: RunnableJob;
+    run: RunnableRun;
+    signal: AbortSignal;
+    emit: Parameters<Runner>[3];
+    release: (o?: object) => void;
+  }[] = [];
+  const runner: Runner = (job, run, signal, emit) =>
+    new Promise((resolve) => {
+      const release = (outcome: object = {}) =>
+        resolve({
+          status: 'completed',
+          prLink: null,
+          branch: null,
+          summary: `did ${run.prompt}`,
+          ...outcome,
+        } as never);
+      calls.push({ job, run, signal, emit, release });
+      signal.addEventListener('abort', () => release());
+    });
+  return { runner, calls };
+}
+
+describe('worker (in process)', () => {
+  let t: TestApp;
+  let p: SeededProject;
+  const workers: Worker[] = [];
+  const start = (runner: Runner, options: Partial<ConstructorParameters<typeof Worker>[1]> = {}) => {
+    const worker = new Worker(t.app, { runner, pollMs: 50, cancelCheckMs: 50, ...options });
+    worker.start();
+    workers.push(worker);
+    return worker;
+  };
+  const job = (id: string) => t.app.jobs.get(p.projectId, id);
+  const create = async (prompt = 'Document it', projectId = p.projectId) =>
+    ((await t.app.jobs.create(projectId, { prompt })).body as { id: string }).id;
+  const run = (jobId: string, seq = 1) =>
+    t.app.store.db
+      .selectFrom('job_runs')
+      .selectAll()
+      .where('job_id', '=', jobId)
+      .where('seq', '=', seq)
+      .executeTakeFirstOrThrow();
+  const eventTypes = async (jobId: string) =>
+    (await t.app.jobs.events(p.projectId, jobId, {})).map((e) => e.type);
+
+  before(async () => {
+    t = await startTestApp({ env: { DOCWRIGHT_MODEL: 'openai/gpt-test' } });
+    p = await seedProject(t.app, { rateLimit: 10_000 });
+  });
+  afterEach(async () => {
+    await Promise.all(workers.splice(0).map((w) => w.stop(0)));
+  });
+  after(() => t.close());
+
+  test('a run completes: outcome, usage, transcript; prLink appears when the job ends', async () => {
+    start(async (_job, _run, _signal, emit) => {
+      await emit('agent.step', { n: 1 });
+      return {
+        status: 'completed',
+        prLink: 'https://example.test/pr/7',
+        branch: 'docwright/abc',
+        summary: 'Added a page',
+        usage: { inputTokens: 120, outputTokens: 30 },
+      };
+    });
+    const id = await create();
+    const done = await waitFor(async () => ((await job(id)).status === 'completed' ? job(id) : undefined));
+    assert.equal(done.prLink, 'https://example.test/pr/7');
+    assert.equal(done.branch, 'docwright/abc');
+    assert.equal(done.summary, 'Added a page');
+    assert.deepEqual(done.usage, { inputTokens: 120, outputTokens: 30 });
+    assert.deepEqual(await eventTypes(id), ['job.created', 'run.started', 'agent.step', 'job.completed']);
+    const r = await run(id);
+    assert.equal(r.status, 'succeeded');
+    assert.equal(r.attempts, 1);
+    assert.equal(r.lease_owner, null);
+    const metrics = await t.app.metrics.registry.metrics();
+    assert.match(metrics, /docwright_pickup_latency_seconds_count [1-9]/);
+  });
+
+  test('the default runner fails at once with model-not-configured when no model is set', async () => {
+    const bare = await startTestApp();
+    try {
+      const q = await seedProject(bare.app);
+      const worker = new Worker(bare.app, { runner: unavailableAgentRunner, pollMs: 50 });
+      worker.start();
+      const id = ((await bare.app.jobs.create(q.projectId, { prompt: 'x' })).body as { id: string }).id;
+      const failed = await waitFor(async () => {
+        const j = await bare.app.jobs.get(q.projectId, id);
+        return j.status === 'failed' ? j : undefined;
+      });
+      await worker.stop(0);
+      assert.equal(failed.model, '');
+      assert.equal(failed.error?.code, 'model-not-configured');
+    } finally {
+      await bare.close();
+    }
+  });
+
+  test('archiving an active job aborts its run within 5 s and writes nothing after', async () => {
+    const { runner, calls } = controllableRunner();
+    start(runner);
+    const id = await create();
+    const call = await waitFor(async () => calls.find((c) => c.job.id === id));
+    await t.server.inject({
+      method: 'POST',
+      url: `/v2/agent/${p.projectId}/job/${id}/archive`,
+      headers: bearer(p.key),
+    });
+    await waitFor(async () => call.signal.aborted, 5_000, 'the run to be aborted');
+    assert.equal(call.signal.reason.reason, 'cancelled');
+    await call.emit('agent.late', {});
+    const archived = await job(id);
+    assert.equal(archived.status, 'archived');
+    assert.ok(!(await eventTypes(id)).includes('agent.late'));
+    assert.equal((await run(id)).status, 'cancelled');
+  });
+
+  test('follow-ups: prLink is null while active, the new run gets the history, the link comes back', async () => {
+    const { runner, calls } = controllableRunner();
+    start(runner);
+    const id = await create('first instruction');
+    (await waitFor(async () => calls.find((c) => c.job.id === id))).release({
+      prLink: 'https://example.test/pr/1',
+      branch: 'b1',
+      summary: 'first done',
+    });
+    await waitFor(async () => (await job(id)).status === 'completed');
+    assert.equal((await job(id)).prLink, 'https://example.test/pr/1');
+
+    const res = await t.app.jobs.message(p.projectId, id, { prompt: 'second instruction' });
+    assert.equal((res.body as { prLink: unknown }).prLink, null);
+    const second = await waitFor(async () => calls.find((c) => c.job.id === id && c.run.seq === 2));
+    assert.equal((await job(id)).prLink, null, 'null during the follow-up run');
+    assert.equal(second.run.prompt, 'second instruction');
+    assert.deepEqual(second.run.history, [
+      { seq: 1, prompt: 'first instruction', status: 'succeeded', summary: 'first done', error: null },
+    ]);
+    second.release({ prLink: null, summary: 'nothing to change' });
+    const done = await waitFor(async () => ((await job(id)).status === 'completed' ? job(id) : undefined));
+    assert.equal(done.prLink, 'https://example.test/pr/1', 'the open pull request is still the job’s');
+    assert.equal(done.summary, 'nothing to change');
+  });
+
+  test('a stolen lease aborts the run, and nothing the run does afterwards is written', async () => {
+    const { runner, calls } = controllableRunner();
+    start(runner);
+    const id = await create();
+    const call = await waitFor(async () => calls.find((c) => c.job.id === id));
+    await t.app.store.db
+      .updateTable('job_runs')
+      .set({ lease_owner: 'thief' })
+      .where('job_id', '=', id)
+      .execute();
+    await waitFor(async () => call.signal.aborted, 5_000, 'the run to notice');
+    assert.equal(call.signal.reason.reason, 'lease-lost');
+    await call.emit('agent.after-loss', {});
+    await sleep(100);
+    assert.equal((await job(id)).status, 'active', 'the job belongs to the thief now');
+    assert.ok(!(await eventTypes(id)).includes('agent.after-loss'));
+    assert.equal((await run(id)).lease_owner, 'thief');
+    await t.app.jobs.archive(p.projectId, id);
+  });
+
+  test('concurrency: per worker and per project', async () => {
+    const { runner, calls } = controllableRunner();
+    const other = await seedProject(t.app, { rateLimit: 100 });
+    start(runner, { concurrency: 2, projectConcurrency: 1 });
+    const ids = [
+      await create('a'),
+      await create('b'),
+      await create('c', other.projectId),
+      await create('d', other.projectId),
+    ];
+    await waitFor(async () => calls.length === 2);
+    await sleep(200);
+    assert.deepEqual(
+      calls.map((c) => c.job.projectId).sort(),
+      [p.projectId, other.projectId].sort(),
+      'one run per project, two in the worker',
+    );
+    for (const c of [...calls]) c.release();
+    await waitFor(async () => calls.length === 4);
+    for (const c of calls) c.release();
+    await waitFor(async () => {
+      for (const id of ids.slice(0, 2)) if ((await job(id)).status !== 'completed') return false;
+      return true;
+    });
+  });
+
+  test('sweeper: an expired lease is requeued, then fails with worker-lost; overdue jobs fail with time-limit-exceeded', async () => {
+    const id = await create();
+    const expireLease = (attempts: number) =>
+      t.app.store.db
+        .updateTable('job_runs')
+        .set({
+          status: 'running',
+          attempts,
+          lease_owner: 'dead-worker',
+          lease_expires_at: new Date(Date.now() - 1).toISOString(),
+        })
+        .where('job_id', '=', id)
+        .execute();
+    const options = () => ({ now: new Date(), maxAttempts: 2, jobTimeLimitMs: 3_600_000 });
+    await expireLease(1);
+    assert.deepEqual((await sweepRuns(t.app.store.db, options())).requeued.length, 1);
+    assert.equal((await run(id)).status, 'queued');
+    assert.ok((await eventTypes(id)).includes('run.requeued'));
+    await expireLease(2);
+    assert.equal((await sweepRuns(t.app.store.db, options())).lost.length, 1);
+    const lost = await job(id);
+    assert.equal(lost.status, 'failed');
+    assert.equal(lost.error?.code, 'worker-lost');
+
+    const overdue = await create();
+    const later = new Date(Date.now() + 21 * 60_000);
+    const swept = await sweepRuns(t.app.store.db, {
+      now: later,
+      maxAttempts: 3,
+      jobTimeLimitMs: 20 * 60_000,
+    });
+    assert.ok(swept.timedOut.length >= 1);
+    const timedOut = await job(overdue);
+    assert.equal(timedOut.status, 'failed');
+    assert.equal(timedOut.error?.code, 'time-limit-exceeded');
+  });
+
+  test('a run still going at the time limit is aborted by its worker', async () => {
+    const { runner, calls } = controllableRunner();
+    start(runner, { jobTimeLimitMs: 300 });
+    const id = await create();
+    const call = await waitFor(async () => calls.find((c) => c.job.id === id));
+    await waitFor(async () => call.signal.aborted, 5_000, 'the time limit');
+    const failed = await waitFor(async () => ((await job(id)).status === 'failed' ? job(id) : undefined));
+    assert.equal(failed.error?.code, 'time-limit-exceeded');
+  });
+});
