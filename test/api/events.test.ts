@@ -35,14 +35,19 @@ async function openStream(url: string, headers: Record<string, string>) {
           while (end >= 0) {
             const block = buffer.slice(0, end);
             buffer = buffer.slice(end + 2);
-            const fields = Object.fromEntries(
+            const fields: Record<string, string> = Object.fromEntries(
               block
                 .split('\n')
                 .filter((l) => !l.startsWith(':'))
                 .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]),
             );
-            if (fields.data)
-              received.push({ id: fields.id, event: fields.event, data: JSON.parse(fields.data) });
+            if (fields.data) {
+              received.push({
+                id: fields.id ?? '',
+                event: fields.event ?? '',
+                data: JSON.parse(fields.data),
+              });
+            }
             end = buffer.indexOf('\n\n');
           }
         }
