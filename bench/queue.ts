@@ -195,7 +195,13 @@ async function drain(
     if (Number(row.n) === 0) break;
     await new Promise((r) => setTimeout(r, 20));
   }
-  await Promise.all(children.map((c) => new Promise((r) => (c.once('exit', r), c.kill('SIGTERM')))));
+  await Promise.all(
+    children.map((c) => {
+      const exited = new Promise((resolve) => c.once('exit', resolve));
+      c.kill('SIGTERM');
+      return exited;
+    }),
+  );
   const span = await app.store.db
     .selectFrom('job_runs')
     .select((eb) => [eb.fn.min('started_at').as('from'), eb.fn.max('ended_at').as('to')])
