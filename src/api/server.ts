@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { App } from '../app.ts';
 import { DocwrightError, errorStatus } from '../errors.ts';
 import { VERSION } from '../version.ts';
@@ -61,14 +61,14 @@ function endWithProblem(socket: Duplex, error: DocwrightError): void {
 export function buildServer(app: App): FastifyInstance {
   const server = Fastify({
     loggerInstance: app.logger as FastifyBaseLogger,
-    disableRequestLogging: true,
+    // One log line per request, written by the onResponse hook below.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     bodyLimit: BODY_LIMIT_BYTES,
-    maxParamLength: 500,
+    routerOptions: { maxParamLength: 500 },
     return503OnClosing: true,
     // Node answers a missing Host with an empty 400; the onRequest hook below answers in problem+json.
     http: { requireHostHeader: false },
     requestIdHeader: 'x-request-id',
-    requestIdLogLabel: 'requestId',
     // Router-level failures (malformed percent-encoding in the path…).
     frameworkErrors: (error, _request, reply) => {
       sendProblem(reply, toDocwrightError(error));
