@@ -68,6 +68,10 @@ function openPostgres(databaseUrl: string, options: StoreOptions): Store {
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
+    // A connection whose peer vanished without a reset would otherwise hang its
+    // query for as long as TCP takes to notice (hours): fail it, as a 503.
+    query_timeout: 30_000,
+    keepAlive: true,
     // Unqualified names resolve in our schema; tests use one schema each.
     options: `-c search_path=${schema}`,
     application_name: 'docwright',

@@ -64,7 +64,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     if (pgUnavailableCodes.has(code) || code.startsWith('08') || networkCodes.has(code)) return true;
   }
   if (
-    /Connection terminated|timeout exceeded when trying to connect|not queryable|Connection ended/i.test(
+    /Connection terminated|timeout exceeded when trying to connect|not queryable|Connection ended|Query read timeout/i.test(
       error.message,
     )
   )

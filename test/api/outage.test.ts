@@ -9,16 +9,31 @@ import { TEST_POSTGRES_URL, testDialect } from '../helpers/database.ts';
 class CuttableProxy {
   #server: net.Server | undefined;
   #sockets = new Set<net.Socket>();
+  #upstreams = new Set<net.Socket>();
   port = 0;
+
+  /** Local ports of the proxy's connections to PostgreSQL (pg_stat_activity.client_port). */
+  upstreamPorts(): number[] {
+    return [...this.#upstreams].map((s) => s.localPort).filter((p): p is number => p !== undefined);
+  }
 
   async open(): Promise<void> {
     if (this.#server?.listening) return;
     const target = new URL(TEST_POSTGRES_URL);
     this.#server = net.createServer((client) => {
       const upstream = net.connect(Number(target.port || 5432), target.hostname);
-      for (const s of [client, upstream]) {
+      this.#upstreams.add(upstream);
+      upstream.on('close', () => this.#upstreams.delete(upstream));
+      // A reset on one side resets the other, as a real network path would.
+      for (const [s, other] of [
+        [client, upstream],
+        [upstream, client],
+      ] as const) {
         this.#sockets.add(s);
-        s.on('close', () => this.#sockets.delete(s));
+        s.on('close', () => {
+          this.#sockets.delete(s);
+          other.destroy();
+        });
         s.on('error', () => {});
       }
       client.pipe(upstream).pipe(client);
@@ -109,8 +124,10 @@ describe('database outage (PostgreSQL)', { skip: onlyPostgres }, () => {
     const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
     await admin.connect();
     try {
+      // Only this test's connections: other test files share the server.
       const { rowCount } = await admin.query(
-        "select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'docwright' and pid <> pg_backend_pid()",
+        'select pg_terminate_backend(pid) from pg_stat_activity where client_port = any($1::int[])',
+        [proxy.upstreamPorts()],
       );
       assert.ok((rowCount ?? 0) > 0, 'there were connections to terminate');
     } finally {
