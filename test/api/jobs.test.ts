@@ -320,6 +320,22 @@ describe('job API', () => {
     assert.equal(new Set(responses.map((r) => r.body.id)).size, 1);
   });
 
+  test('/metrics: Prometheus text with jobs by status, queue depth and requests by route', async () => {
+    const res = await t.server.inject('/metrics');
+    assert.equal(res.statusCode, 200);
+    assert.match(res.headers['content-type'] as string, /^text\/plain/);
+    const active = (
+      await t.app.store.db.selectFrom('jobs').select('id').where('status', '=', 'active').execute()
+    ).length;
+    assert.match(res.body, new RegExp(`^docwright_jobs\\{status="active"\\} ${active}$`, 'm'));
+    assert.match(res.body, /^docwright_queue_depth \d+$/m);
+    assert.match(
+      res.body,
+      /^docwright_http_requests_total\{method="POST",route="\/v2\/agent\/:projectId\/job",status="201"\} \d+$/m,
+    );
+    assert.match(res.body, /^# TYPE docwright_pickup_latency_seconds histogram$/m);
+  });
+
   test('health, readiness and the OpenAPI document', async () => {
     assert.deepEqual((await t.server.inject('/healthz')).json(), { status: 'ok' });
     assert.deepEqual((await t.server.inject('/readyz')).json(), { status: 'ready' });
