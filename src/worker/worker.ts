@@ -61,6 +61,8 @@ export class Worker {
   #stopping = false;
   #filling = false;
   #fillAgain = false;
+  /** The current claim pass; stop() waits for it. */
+  #fillPass: Promise<void> = Promise.resolve();
 
   constructor(app: App, options: WorkerOptions) {
     this.#app = app;
@@ -76,12 +78,12 @@ export class Worker {
 
   start(): void {
     const { leaseMs } = this.#settings;
-    const every = (ms: number, fn: () => Promise<unknown>) => {
+    const every = (ms: number, fn: () => Promise<unknown>, keepAlive = false) => {
       const timer = setInterval(
         () => void fn().catch((error) => this.#log.warn({ err: error }, 'worker task failed')),
         ms,
       );
-      timer.unref();
+      if (!keepAlive) timer.unref();
       this.#timers.push(timer);
     };
     every(this.#options.sweepMs ?? Math.min(leaseMs / 4, 5_000), () => this.sweep());
@@ -92,7 +94,9 @@ export class Worker {
       if (signal.kind === 'run-queued') this.#fill();
       if (signal.kind === 'run-cancelled' && this.#active.has(signal.runId)) void this.#checkLost();
     });
-    every(this.#options.pollMs ?? 1_000, async () => this.#fill());
+    // The claim poll holds the process open until stop(): a worker-only process
+    // on SQLite has no socket that would, and would exit as soon as it started.
+    every(this.#options.pollMs ?? 1_000, async () => this.#fill(), true);
     every(leaseMs / 3, () => this.#heartbeat());
     every(this.#options.cancelCheckMs ?? 1_000, () => this.#checkLost());
     this.#fill();
@@ -106,6 +110,9 @@ export class Worker {
   async stop(graceMs = this.#settings.shutdownGraceMs): Promise<void> {
     this.#stopping = true;
     this.#unsubscribe?.();
+    // A claim already in flight still lands: wait for it, so that its run gets
+    // the grace period and the release too instead of outliving stop() with a lease.
+    await this.#fillPass;
     const settled = Promise.all([...this.#active.values()].map((a) => a.done));
     let timer: NodeJS.Timeout | undefined;
     const graceOver = new Promise<'timeout'>((resolve) => {
@@ -145,7 +152,7 @@ export class Worker {
       return;
     }
     this.#filling = true;
-    void (async () => {
+    this.#fillPass = (async () => {
       try {
         do {
           this.#fillAgain = false;
