@@ -25,19 +25,6 @@ export interface Principal {
 }
 
 const LAST_USED_RESOLUTION_MS = 60_000;
-/**
- * How long a verified key is trusted without asking the database again.
- * Polling clients send the same key many times a second; a revocation made in
- * this process applies at once, one made in another process within this time.
- */
-const CACHE_MS = 2_000;
-const CACHE_ENTRIES = 10_000;
-
-interface VerifiedKey extends Principal {
-  expiresAt: string | null;
-  /** When the database last confirmed the key (ms since epoch, by `now`). */
-  checkedAt: number;
-}
 
 export interface KeyService {
   /** Creates a key; the returned `key` is the only time the full key exists outside the caller. */
@@ -68,7 +55,6 @@ export function createKeyService(deps: { store: Store; now?: () => Date }): KeyS
   });
 
   const unauthorized = (why: string) => new DocwrightError('unauthorized', why);
-  const verified = new Map<string, VerifiedKey>();
 
   return {
     async create(projectId, options = {}) {
@@ -113,44 +99,32 @@ export function createKeyService(deps: { store: Store; now?: () => Date }): KeyS
         .execute();
       const row = await db.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst();
       if (!row) throw new DocwrightError('key-not-found', `key ${keyId} does not exist`);
-      verified.delete(row.hash);
       return view(row);
     },
 
     async authenticate(key) {
       if (!isWellFormedKey(key)) throw unauthorized('the API key is malformed');
       const hash = hashKey(key);
-      const at = now();
-      let entry = verified.get(hash);
-      if (!entry || entry.checkedAt <= at.getTime() - CACHE_MS) {
-        const row = await db.selectFrom('api_keys').selectAll().where('hash', '=', hash).executeTakeFirst();
-        // The lookup is by hash; comparing again in constant time keeps the check
-        // independent of how the database compares strings.
-        if (!row || !timingSafeEqual(Buffer.from(row.hash), Buffer.from(hash))) {
-          throw unauthorized('the API key is not valid');
-        }
-        if (row.revoked_at) throw unauthorized('the API key has been revoked');
-        // Writing on every request would make reads contend for the write lock;
-        // a minute's resolution is plenty for "last used".
-        if (!row.last_used_at || Date.parse(row.last_used_at) < at.getTime() - LAST_USED_RESOLUTION_MS) {
-          await db
-            .updateTable('api_keys')
-            .set({ last_used_at: at.toISOString() })
-            .where('id', '=', row.id)
-            .execute();
-        }
-        entry = {
-          keyId: row.id,
-          projectId: row.project_id,
-          expiresAt: row.expires_at,
-          checkedAt: at.getTime(),
-        };
-        if (verified.size >= CACHE_ENTRIES) verified.clear();
-        verified.set(hash, entry);
+      // Looked up on every request, uncached: a revocation takes effect at once in every process.
+      const row = await db.selectFrom('api_keys').selectAll().where('hash', '=', hash).executeTakeFirst();
+      // The lookup is by hash; comparing again in constant time keeps the check
+      // independent of how the database compares strings.
+      if (!row || !timingSafeEqual(Buffer.from(row.hash), Buffer.from(hash))) {
+        throw unauthorized('the API key is not valid');
       }
-      if (entry.expiresAt && entry.expiresAt <= at.toISOString())
-        throw unauthorized('the API key has expired');
-      return { keyId: entry.keyId, projectId: entry.projectId };
+      const at = now();
+      if (row.revoked_at) throw unauthorized('the API key has been revoked');
+      if (row.expires_at && row.expires_at <= at.toISOString()) throw unauthorized('the API key has expired');
+      // Writing on every request would make reads contend for the write lock;
+      // a minute's resolution is plenty for "last used".
+      if (!row.last_used_at || Date.parse(row.last_used_at) < at.getTime() - LAST_USED_RESOLUTION_MS) {
+        await db
+          .updateTable('api_keys')
+          .set({ last_used_at: at.toISOString() })
+          .where('id', '=', row.id)
+          .execute();
+      }
+      return { keyId: row.id, projectId: row.project_id };
     },
   };
 }
