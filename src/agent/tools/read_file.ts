@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { type AgentTool, ToolError } from '../types.ts';
+import { cutLine, decodeText, MAX_LINE_CHARS, MAX_OUTPUT_BYTES, numbered, splitLines } from './shared.ts';
+
+/** Lines read_file shows when no limit is given. */
+export const DEFAULT_READ_LINES = 2000;
+
+const parameters = z.object({
+  path: z.string().describe('File to read, relative to the repository root, e.g. "docs/quickstart.mdx".'),
+  offset: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe('1-based line number to start from. Default: 1. Use it to continue a long file.'),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe(`How many lines to show. Default: ${DEFAULT_READ_LINES}.`),
+});
+
+export const readFile: AgentTool<z.infer<typeof parameters>> = {
+  name: 'read_file',
+  description: `Read a text file. Each line is shown as its line number, a tab, then the line ("     1\\tline"); the number and the tab are not part of the file, so never copy them into edit_file. Shows up to ${DEFAULT_READ_LINES} lines and ${MAX_OUTPUT_BYTES / 1024} KB at a time, cuts lines longer than ${MAX_LINE_CHARS} characters, and says which offset to use to continue. A file must be read before it is edited or overwritten.`,
+  parameters,
+  async execute({ path, offset = 1, limit = DEFAULT_READ_LINES }, { workspace }) {
+    const file = workspace.readFile(path);
+    const text = decodeText(file.relative, file.bytes);
+    workspace.markRead(file.relative, file.bytes);
+    const lines = splitLines(text);
+    if (lines.length === 0) return `(${file.relative} is empty)`;
+    if (offset > lines.length) {
+      throw new ToolError(
+        `offset ${offset} is past the end of ${file.relative}, which has ${lines.length} line${lines.length === 1 ? '' : 's'}.`,
+      );
+    }
+    const out: string[] = [];
+    let bytes = 0;
+    let last = offset - 1;
+    const end = Math.min(lines.length, offset - 1 + limit);
+    for (let i = offset - 1; i < end; i++) {
+      const entry = numbered(i + 1, cutLine(lines[i]!));
+      const size = Buffer.byteLength(entry) + 1;
+      if (bytes + size > MAX_OUTPUT_BYTES && out.length > 0) break;
+      out.push(entry);
+      bytes += size;
+      last = i + 1;
+    }
+    if (last < lines.length) {
+      out.push(
+        '',
+        `(Showing lines ${offset}-${last} of ${lines.length}. Use offset=${last + 1} to continue.)`,
+      );
+    }
+    return out.join('\n');
+  },
+};
