@@ -5,6 +5,7 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { z } from 'zod';
 import { AGENT_TOOLS, parseToolInput, runTool } from '../../src/agent/tools/index.ts';
+import { createSearchTool } from '../../src/agent/tools/search.ts';
 import { type AgentLimits, DEFAULT_LIMITS, type ToolContext, ToolError } from '../../src/agent/types.ts';
 import { Workspace } from '../../src/agent/workspace.ts';
 
@@ -284,7 +285,24 @@ describe('search', () => {
       await r.fail('search', { pattern: '(unclosed' }),
       'Invalid regular expression: /(unclosed/m: Unterminated group. The pattern is a JavaScript regular expression.',
     );
+    assert.equal(
+      await r.fail('search', { pattern: '(?i)token' }),
+      'Invalid regular expression: /(?i)token/m: Invalid group. JavaScript has no inline flags such as (?i): set ignore_case to true instead.',
+    );
     assert.match(await r.fail('search', { pattern: '' }), /^Invalid input for search: pattern:/);
+  });
+
+  test('a catastrophically backtracking pattern is stopped, not left to block the process', async () => {
+    const r = await repo({ 'a.md': `${'a'.repeat(40)}!\n` });
+    const started = performance.now();
+    await assert.rejects(
+      runTool(createSearchTool(200), { pattern: '(a+)+$' }, r.context),
+      (error: unknown) =>
+        error instanceof ToolError &&
+        error.message ===
+          'The search was stopped after 0.2 s: the pattern probably backtracks catastrophically (nested quantifiers such as (a+)+ or (.*)*). Simplify the pattern, or narrow the search with path or glob.',
+    );
+    assert.ok(performance.now() - started < 5000);
   });
 
   test('bounded at 200 matches with a count of the rest', async () => {
