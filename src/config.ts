@@ -21,6 +21,8 @@ export interface Config {
   /** pino log level (`DOCWRIGHT_LOG_LEVEL`). */
   logLevel: string;
   worker: WorkerSettings;
+  /** Budgets of one agent run (SPEC §7). */
+  agent: { maxSteps: number; maxTokens: number; maxDurationMs: number; maxRepairRounds: number };
 }
 
 /** How workers run jobs (SPEC §9). */
@@ -63,6 +65,10 @@ const envSchema = z.object({
   DOCWRIGHT_MAX_ATTEMPTS: positiveInt.default(3),
   DOCWRIGHT_JOB_TIME_LIMIT_MINUTES: positiveNumber.default(20),
   DOCWRIGHT_SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).default(30),
+  DOCWRIGHT_AGENT_MAX_STEPS: positiveInt.default(40),
+  DOCWRIGHT_AGENT_MAX_TOKENS: positiveInt.default(400_000),
+  DOCWRIGHT_AGENT_MAX_MINUTES: positiveNumber.default(10),
+  DOCWRIGHT_AGENT_REPAIR_ROUNDS: z.coerce.number().int().min(0).default(3),
   DOCWRIGHT_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -90,6 +96,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     promptMaxChars: e.DOCWRIGHT_PROMPT_MAX_CHARS,
     defaultRateLimit: e.DOCWRIGHT_RATE_LIMIT,
     logLevel: e.DOCWRIGHT_LOG_LEVEL,
+    agent: {
+      maxSteps: e.DOCWRIGHT_AGENT_MAX_STEPS,
+      maxTokens: e.DOCWRIGHT_AGENT_MAX_TOKENS,
+      maxDurationMs: e.DOCWRIGHT_AGENT_MAX_MINUTES * 60_000,
+      maxRepairRounds: e.DOCWRIGHT_AGENT_REPAIR_ROUNDS,
+    },
     worker: {
       concurrency: e.DOCWRIGHT_WORKER_CONCURRENCY,
       projectConcurrency: e.DOCWRIGHT_PROJECT_CONCURRENCY,

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { buildServer } from '../api/server.ts';
 import { type App, openApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
-import { unavailableAgentRunner } from '../worker/runner.ts';
+import { createAgentRunner } from '../worker/agent-runner.ts';
 import { Worker } from '../worker/worker.ts';
 import { port, positiveInt } from './parsers.ts';
 
@@ -35,7 +35,7 @@ export function registerServeCommands(program: Command): void {
       const app = await openApp(loadConfig());
       const server = buildServer(app);
       // API-only processes still sweep, so that no job outlives a crash of every worker.
-      const worker = new Worker(app, { runner: unavailableAgentRunner, claim: options.worker });
+      const worker = new Worker(app, { runner: createAgentRunner(app), claim: options.worker });
       onShutdown(app, async () => {
         await Promise.all([server.close(), worker.stop()]);
       });
@@ -53,7 +53,7 @@ export function registerServeCommands(program: Command): void {
     .option('--concurrency <n>', 'runs at once in this process (DOCWRIGHT_WORKER_CONCURRENCY)', positiveInt)
     .action(async (options: { concurrency?: number }) => {
       const app = await openApp(loadConfig());
-      const worker = new Worker(app, { runner: unavailableAgentRunner, concurrency: options.concurrency });
+      const worker = new Worker(app, { runner: createAgentRunner(app), concurrency: options.concurrency });
       onShutdown(app, () => worker.stop());
       worker.start();
       app.logger.info({ database: app.store.location, workerId: worker.id }, 'docwright worker running');

@@ -1,0 +1,180 @@
+import { generateText, type ModelMessage, tool } from 'ai';
+import { cachedInstructions, type Model, withCachedConversation, withModelRetries } from './models.ts';
+import { instructionMessage, systemPrompt } from './prompt.ts';
+import { detectSite, readGuidance, siteMap } from './site.ts';
+import { AGENT_TOOLS, runTool } from './tools/index.ts';
+import { AgentFailure, type AgentInput, type AgentResult, ToolError } from './types.ts';
+import { validateChanges } from './validate.ts';
+import { Workspace } from './workspace.ts';
+
+/** Longest text of a tool input, output or model message kept in an event. */
+const EVENT_TEXT_CHARS = 2_000;
+/** Turns in a row without a tool call before the run is given up. */
+const MAX_IDLE_TURNS = 3;
+/** Most output tokens per model turn. */
+const MAX_OUTPUT_TOKENS = 8_192;
+
+const truncate = (text: string, max = EVENT_TEXT_CHARS) =>
+  text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters]`;
+
+/** What the model is offered: the SPEC §7 tools, without execute — the loop runs them itself. */
+const toolSet = Object.fromEntries(
+  AGENT_TOOLS.map((t) => [t.name, tool({ description: t.description, inputSchema: t.parameters })]),
+);
+const toolsByName = new Map(AGENT_TOOLS.map((t) => [t.name, t]));
+
+/**
+ * Runs the docs agent: one model turn at a time, the tools executed here
+ * (so every call is guarded, bounded and recorded), validation after
+ * `finish` with bounded repair rounds, and budgets checked between turns.
+ */
+export async function runAgent(input: AgentInput, model: Model): Promise<AgentResult> {
+  const started = Date.now();
+  const deadline = started + input.budgets.maxDurationMs;
+  const workspace = await Workspace.open(input.root, input.project, input.limits);
+  // Validation compares against the site as it was before the run.
+  const site = await detectSite(input.root, input.project.docsDir);
+  const instructions = cachedInstructions(
+    systemPrompt({
+      project: input.project,
+      siteMap: siteMap(site),
+      guidance: await readGuidance(input.root, { docsDir: input.project.docsDir }),
+    }),
+  );
+  const messages: ModelMessage[] = [
+    { role: 'user', content: instructionMessage(input.instruction, input.history) },
+  ];
+  const usage = { inputTokens: 0, outputTokens: 0 };
+  let repairRounds = 0;
+  let idleTurns = 0;
+
+  for (let step = 1; ; step++) {
+    if (input.signal.aborted) throw new AgentFailure('cancelled', 'the run was cancelled');
+    if (step > input.budgets.maxSteps) {
+      throw new AgentFailure(
+        'budget-exceeded',
+        `the run used its ${input.budgets.maxSteps} model turns without finishing`,
+      );
+    }
+    if (usage.inputTokens + usage.outputTokens > input.budgets.maxTokens) {
+      throw new AgentFailure(
+        'budget-exceeded',
+        `the run used more than its ${input.budgets.maxTokens} tokens without finishing`,
+      );
+    }
+
+    const result = await withModelRetries(
+      (signal) =>
+        generateText({
+          model,
+          instructions,
+          messages: withCachedConversation(messages),
+          tools: toolSet,
+          maxRetries: 0,
+          maxOutputTokens: MAX_OUTPUT_TOKENS,
+          abortSignal: signal,
+        }),
+      {
+        signal: input.signal,
+        deadline,
+        onRetry: (attempt, waitMs, reason) =>
+          void input.emit({ type: 'agent.retry', data: { attempt, waitMs, reason } }),
+      },
+    );
+    usage.inputTokens += result.usage.inputTokens ?? 0;
+    usage.outputTokens += result.usage.outputTokens ?? 0;
+    // The SDK answers invalid calls (unknown tool, bad input) with tool messages of its own;
+    // the loop answers every call itself, with the tools' more helpful messages.
+    messages.push(...result.response.messages.filter((m) => m.role === 'assistant'));
+    if (result.text) await input.emit({ type: 'agent.text', data: { step, text: truncate(result.text) } });
+
+    if (result.toolCalls.length === 0) {
+      idleTurns++;
+      if (idleTurns >= MAX_IDLE_TURNS) {
+        throw new AgentFailure('agent-gave-up', 'the model stopped calling tools without calling finish');
+      }
+      messages.push({
+        role: 'user',
+        content: 'Continue with the tools. When the edits are complete, call finish.',
+      });
+      continue;
+    }
+    idleTurns = 0;
+
+    const results: ModelMessage = { role: 'tool', content: [] };
+    for (const call of result.toolCalls) {
+      await input.emit({
+        type: 'agent.tool_call',
+        data: { step, tool: call.toolName, input: truncateInput(call.input) },
+      });
+      let output: string;
+      let ok = true;
+      const definition = toolsByName.get(call.toolName);
+      try {
+        if (!definition) {
+          throw new ToolError(
+            `There is no tool named "${call.toolName}". The tools are: ${[...toolsByName.keys()].join(', ')}.`,
+          );
+        }
+        output = await runTool(definition, call.input, {
+          root: workspace.root,
+          signal: input.signal,
+          workspace,
+        });
+      } catch (error) {
+        if (!(error instanceof ToolError)) throw error;
+        ok = false;
+        output = `Error: ${error.message}`;
+      }
+      await input.emit({
+        type: 'agent.tool_result',
+        data: { step, tool: call.toolName, ok, output: truncate(output) },
+      });
+      results.content.push({
+        type: 'tool-result',
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        output: ok ? { type: 'text', value: output } : { type: 'error-text', value: output },
+      });
+    }
+    messages.push(results);
+
+    if (!workspace.finished) continue;
+    const changedFiles = workspace.changedFiles();
+    const problems = [
+      ...workspace.verifyChanges(changedFiles),
+      ...(await validateChanges(input.root, changedFiles, site)),
+    ];
+    repairRounds++;
+    await input.emit({
+      type: 'agent.validation',
+      data: { round: repairRounds, ok: problems.length === 0, errors: problems },
+    });
+    if (problems.length === 0) {
+      await input.emit({ type: 'agent.usage', data: usage });
+      return { ...workspace.finished, changedFiles, usage };
+    }
+    if (repairRounds > input.budgets.maxRepairRounds) {
+      throw new AgentFailure(
+        'validation-failed',
+        `the changes still fail validation:\n${problems.join('\n')}`,
+      );
+    }
+    workspace.finished = null;
+    messages.push({
+      role: 'user',
+      content: `Validation found problems in your changes. Fix them, then call finish again:\n${problems.map((p) => `- ${p}`).join('\n')}`,
+    });
+  }
+}
+
+/** Tool inputs can be large (whole pages); events keep a bounded copy. */
+function truncateInput(input: unknown): unknown {
+  if (!input || typeof input !== 'object') return input;
+  return Object.fromEntries(
+    Object.entries(input as Record<string, unknown>).map(([k, v]) => [
+      k,
+      typeof v === 'string' ? truncate(v) : v,
+    ]),
+  );
+}
