@@ -1,0 +1,149 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { after, before, describe, test } from 'node:test';
+import { createAgentRunner } from '../../src/worker/agent-runner.ts';
+import { Worker } from '../../src/worker/worker.ts';
+import { type ScriptedServer, startOpenAIServer, toolCall } from '../doubles/openai-server.ts';
+import {
+  createGitRepository,
+  type SeededProject,
+  seedProject,
+  startTestApp,
+  type TestApp,
+} from '../helpers/app.ts';
+import { waitFor } from '../helpers/worker.ts';
+
+const git = (dir: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd: dir, encoding: 'utf8' }).trim();
+
+describe('pipeline on a local project: POST → agent edits → commit on a branch in the repository', () => {
+  let t: TestApp;
+  let server: ScriptedServer;
+  let worker: Worker;
+  let p: SeededProject;
+  let repo: string;
+  before(async () => {
+    server = await startOpenAIServer();
+    t = await startTestApp({ env: { DOCWRIGHT_MODEL: 'openai-compatible/scripted' } });
+    repo = createGitRepository({
+      'docs.json': `${JSON.stringify({ name: 'Docs', navigation: { groups: [{ group: 'Start', pages: ['index'] }] } }, null, 2)}\n`,
+      'index.mdx': '---\ntitle: Home\n---\n\nWelcome.\n',
+      'package.json': '{}\n',
+    });
+    const project = await t.app.projects.create({
+      name: 'Local',
+      repository: repo,
+      openaiCompatibleBaseUrl: server.url,
+      rateLimit: 1000,
+    });
+    p = { projectId: project.id, key: '', keyId: '', repository: repo };
+    worker = new Worker(t.app, { runner: createAgentRunner(t.app), pollMs: 50 });
+    worker.start();
+  });
+  after(async () => {
+    await worker.stop(0);
+    await t.close();
+    await server.close();
+  });
+
+  const job = (id: string) => t.app.jobs.get(p.projectId, id);
+  const ended = (id: string) =>
+    waitFor(
+      async () => {
+        const j = await job(id);
+        return j.status === 'active' ? undefined : j;
+      },
+      { timeoutMs: 20_000 },
+    );
+
+  test('a job commits exactly the edit on docwright/<id>; a follow-up adds a second commit to the same branch', async () => {
+    server.push(
+      toolCall('write_file', {
+        path: 'limits.mdx',
+        content: '---\ntitle: Limits\n---\n\n100 jobs per hour.\n',
+      }),
+      toolCall('read_file', { path: 'docs.json' }),
+      toolCall('edit_file', { path: 'docs.json', old_string: '"index"', new_string: '"index", "limits"' }),
+      toolCall('finish', { title: 'Document the job limits', summary: 'Adds a Limits page to Start.' }),
+    );
+    const created = await t.app.jobs.create(p.projectId, { prompt: 'Document the limits' });
+    const id = (created.body as { id: string }).id;
+    const done = await ended(id);
+    assert.equal(done.status, 'completed', JSON.stringify(done.error));
+    const branch = `docwright/${id.slice(-8)}`;
+    assert.equal(done.branch, branch);
+    assert.equal(done.prLink, null, 'the local host opens no pull request');
+    assert.equal(done.summary, 'Adds a Limits page to Start.');
+    assert.ok(done.usage && done.usage.inputTokens > 0);
+
+    assert.equal(git(repo, 'log', '--format=%s', `main..${branch}`), 'Document the job limits');
+    assert.equal(
+      git(repo, 'log', '-1', '--format=%an <%ae>', branch),
+      'docwright[bot] <docwright[bot]@users.noreply.github.com>',
+    );
+    assert.equal(
+      git(repo, 'log', '-1', '--format=%B', branch),
+      'Document the job limits\n\nAdds a Limits page to Start.\n\nGenerated-By: docwright',
+    );
+    assert.deepEqual(git(repo, 'diff', '--name-only', `main..${branch}`).split('\n'), [
+      'docs.json',
+      'limits.mdx',
+    ]);
+    assert.equal(
+      git(repo, 'rev-parse', '--abbrev-ref', 'HEAD'),
+      'main',
+      "the repository's own checkout is untouched",
+    );
+
+    server.push(
+      toolCall('read_file', { path: 'limits.mdx' }),
+      toolCall('edit_file', {
+        path: 'limits.mdx',
+        old_string: '100 jobs per hour.',
+        new_string: '100 jobs and follow-ups per hour.',
+      }),
+      toolCall('finish', { title: 'Count follow-ups in the limit', summary: 'Follow-ups count too.' }),
+    );
+    await t.app.jobs.message(p.projectId, id, { prompt: 'Mention that follow-ups count' });
+    const again = await ended(id);
+    assert.equal(again.status, 'completed', JSON.stringify(again.error));
+    assert.deepEqual(git(repo, 'log', '--format=%s', `main..${branch}`).split('\n'), [
+      'Count follow-ups in the limit',
+      'Document the job limits',
+    ]);
+    // The follow-up's first model request carried the earlier instruction.
+    const followUp = server.requests.at(-3)!.body;
+    assert.match(JSON.stringify(followUp.messages), /Document the limits/);
+  });
+
+  test('no changed files: completed, no branch, nothing pushed', async () => {
+    const before = git(repo, 'for-each-ref', '--format=%(refname)', 'refs/heads');
+    server.push(toolCall('finish', { title: 'Nothing to do', summary: 'The page is already correct.' }));
+    const id = (
+      (await t.app.jobs.create(p.projectId, { prompt: 'Check the home page' })).body as { id: string }
+    ).id;
+    const done = await ended(id);
+    assert.equal(done.status, 'completed');
+    assert.equal(done.prLink, null);
+    assert.equal(done.branch, null);
+    assert.equal(git(repo, 'for-each-ref', '--format=%(refname)', 'refs/heads'), before);
+  });
+
+  test('a validation failure pushes nothing and fails the job with validation-failed', async () => {
+    const before = git(repo, 'for-each-ref', '--format=%(refname)', 'refs/heads');
+    const finish = toolCall('finish', { title: 'Orphan page', summary: 'x' });
+    server.push(
+      toolCall('write_file', { path: 'orphan.mdx', content: '---\ntitle: O\n---\n\nx\n' }),
+      finish,
+      finish,
+      finish,
+      finish,
+    );
+    const id = ((await t.app.jobs.create(p.projectId, { prompt: 'Add an orphan' })).body as { id: string })
+      .id;
+    const done = await ended(id);
+    assert.equal(done.status, 'failed');
+    assert.equal(done.error?.code, 'validation-failed');
+    assert.equal(git(repo, 'for-each-ref', '--format=%(refname)', 'refs/heads'), before);
+  });
+});
