@@ -1,0 +1,62 @@
+/**
+ * What docwright needs from a code host, one implementation per file in this
+ * folder. Hosts know nothing of jobs or the database.
+ */
+
+/** Stable failure codes of host and git operations (they become the job's `error.code`). */
+export type HostErrorCode =
+  | 'host-auth-failed'
+  | 'host-permission-denied'
+  | 'ref-not-found'
+  | 'push-rejected'
+  | 'pr-create-failed';
+
+export class HostError extends Error {
+  readonly code: HostErrorCode;
+  /** Whether trying again later may succeed (rate limits, 5xx, network). */
+  readonly retryable: boolean;
+  constructor(code: HostErrorCode, message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.name = 'HostError';
+    this.code = code;
+    this.retryable = options.retryable ?? false;
+  }
+}
+
+export interface PullRequestInput {
+  /** Head branch (already pushed). */
+  branch: string;
+  /** Base branch the pull request targets. */
+  base: string;
+  title: string;
+  body: string;
+  draft: boolean;
+  labels: string[];
+}
+
+export interface PullRequest {
+  url: string;
+  number: number;
+  /** False when an open pull request for the branch already existed. */
+  created: boolean;
+}
+
+/** Where git clones from and pushes to, and the environment that carries credentials to git (never the URL). */
+export interface GitRemote {
+  url: string;
+  env: Record<string, string>;
+}
+
+export interface CodeHost {
+  readonly kind: 'github' | 'gitlab' | 'gitea' | 'local';
+  gitRemote(signal?: AbortSignal): Promise<GitRemote>;
+  /**
+   * Opens a pull request for `input.branch`, or returns the open one: looks
+   * it up first and treats "already exists" as success, so retried and
+   * follow-up runs never open a second. `null` for hosts without pull
+   * requests (local).
+   */
+  ensurePullRequest(input: PullRequestInput, signal?: AbortSignal): Promise<PullRequest | null>;
+  /** For `docwright doctor`: can the credentials read the repository and push to it? */
+  checkAccess(signal?: AbortSignal): Promise<{ read: boolean; push: boolean; detail: string }>;
+}
