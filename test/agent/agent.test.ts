@@ -14,6 +14,8 @@ import {
   DEFAULT_LIMITS,
 } from '../../src/agent/types.ts';
 import {
+  httpError,
+  rateLimited,
   reply,
   type ScriptEntry,
   type ScriptedServer,
@@ -238,6 +240,40 @@ describe('the docs agent, driven by a scripted OpenAI-compatible server', () => 
     });
     assert.ok(error instanceof AgentFailure);
     assert.equal(error.code, 'budget-exceeded');
+  });
+
+  test('429 with Retry-After and 500 from the model are retried inside the budget; 401 fails at once', async () => {
+    const { result, events } = await run([
+      rateLimited(0),
+      httpError(500),
+      toolCall('finish', { title: 'Nothing', summary: 'Nothing to change.' }),
+    ]);
+    assert.ok(result);
+    assert.deepEqual(
+      events.filter((e) => e.type === 'agent.retry').map((e) => (e.data as { attempt: number }).attempt),
+      [1, 2],
+    );
+    const { error } = await run([httpError(401)]);
+    assert.equal(error?.code, 'model-auth-failed');
+  });
+
+  test('moving a page and fixing the navigation passes validation', { skip: noFixture }, async () => {
+    const { root, result } = await run([
+      toolCall('move_file', { from: 'quickstart.mdx', to: 'guides/quickstart.mdx' }),
+      toolCall('read_file', { path: 'docs.json' }),
+      toolCall('edit_file', {
+        path: 'docs.json',
+        old_string: '"quickstart"',
+        new_string: '"guides/quickstart"',
+      }),
+      toolCall('finish', {
+        title: 'Move the quickstart under guides',
+        summary: 'Moves the page and its navigation entry.',
+      }),
+    ]);
+    assert.ok(result, 'validated');
+    assert.deepEqual(result.changedFiles, ['docs.json', 'guides/quickstart.mdx', 'quickstart.mdx']);
+    assert.deepEqual(gitChanges(root), ['docs.json', 'guides/quickstart.mdx', 'quickstart.mdx']);
   });
 
   test('a model that stops using tools gives up with agent-gave-up', async () => {
