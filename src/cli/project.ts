@@ -33,6 +33,27 @@ const fieldOptions = (): [Option, string][] => [
     'githubPrivateKey',
   ],
   [new Option('--github-installation-id <id>', 'GitHub App installation id'), 'githubInstallationId'],
+  [
+    new Option(
+      '--anthropic-api-key <key>',
+      'Anthropic API key for this project (stored encrypted; default ANTHROPIC_API_KEY)',
+    ),
+    'anthropicApiKey',
+  ],
+  [
+    new Option(
+      '--openai-api-key <key>',
+      'OpenAI API key for this project (stored encrypted; default OPENAI_API_KEY)',
+    ),
+    'openaiApiKey',
+  ],
+  [
+    new Option(
+      '--openai-compatible-api-key <key>',
+      'key for the OpenAI-compatible endpoint (stored encrypted)',
+    ),
+    'openaiCompatibleApiKey',
+  ],
   [new Option('--ref <branch>', 'base branch (default: the repository default branch)'), 'ref'],
   [new Option('--docs-dir <path>', 'documentation directory, relative to the repository root'), 'docsDir'],
   [

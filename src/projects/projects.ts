@@ -49,6 +49,9 @@ const projectFields = {
   githubAppId: z.string().regex(/^\d+$/, 'must be a number').nullable(),
   githubPrivateKey: z.string().includes('PRIVATE KEY', { message: 'must be a PEM private key' }).nullable(),
   githubInstallationId: z.string().regex(/^\d+$/, 'must be a number').nullable(),
+  anthropicApiKey: z.string().min(1).max(1000).nullable(),
+  openaiApiKey: z.string().min(1).max(1000).nullable(),
+  openaiCompatibleApiKey: z.string().min(1).max(1000).nullable(),
   ref: z.string().regex(REF_PATTERN, 'must be a valid branch name'),
   docsDir: relativePath,
   writable: z.array(z.string().min(1).max(500)).min(1).max(100),
@@ -93,9 +96,20 @@ const secretsSchema = z.object({
   githubAppId: z.string().optional(),
   githubPrivateKey: z.string().optional(),
   githubInstallationId: z.string().optional(),
+  anthropicApiKey: z.string().optional(),
+  openaiApiKey: z.string().optional(),
+  openaiCompatibleApiKey: z.string().optional(),
 });
 export type ProjectSecrets = z.output<typeof secretsSchema>;
-const secretNames = ['token', 'githubAppId', 'githubPrivateKey', 'githubInstallationId'] as const;
+const secretNames = [
+  'token',
+  'githubAppId',
+  'githubPrivateKey',
+  'githubInstallationId',
+  'anthropicApiKey',
+  'openaiApiKey',
+  'openaiCompatibleApiKey',
+] as const;
 
 /** A project as every API and command shows it: settings, never secrets. */
 export interface ProjectView {
@@ -109,7 +123,11 @@ export interface ProjectView {
   rateLimit: number | null;
   settings: ProjectSettings;
   /** Which credentials are set (true/false), never their values. */
-  credentials: { token: boolean; githubApp: boolean };
+  credentials: {
+    token: boolean;
+    githubApp: boolean;
+    modelKeys: ('anthropic' | 'openai' | 'openai-compatible')[];
+  };
   createdAt: string;
   updatedAt: string;
 }
@@ -146,7 +164,15 @@ export function createProjectService(deps: {
       rateLimit: row.rate_limit,
       settings: settingsSchema.parse(JSON.parse(row.settings)),
       // The stored JSON maps each secret name to its sealed value; presence is not secret.
-      credentials: { token: Boolean(secrets.token), githubApp: Boolean(secrets.githubPrivateKey) },
+      credentials: {
+        token: Boolean(secrets.token),
+        githubApp: Boolean(secrets.githubPrivateKey),
+        modelKeys: [
+          ...(secrets.anthropicApiKey ? (['anthropic'] as const) : []),
+          ...(secrets.openaiApiKey ? (['openai'] as const) : []),
+          ...(secrets.openaiCompatibleApiKey ? (['openai-compatible'] as const) : []),
+        ],
+      },
       createdAt: row.created_at,
       updatedAt: row.updated_at,
     };

@@ -36,9 +36,16 @@ export function createAgentRunner(app: App): Runner {
     }
     let model: ReturnType<typeof resolveModel>;
     try {
+      // The project's own keys win over the environment's.
+      const secrets = await app.projects.getSecrets(job.projectId);
       model = resolveModel(job.model, {
         env: process.env,
         openaiCompatibleBaseUrl: project.settings.openaiCompatibleBaseUrl,
+        apiKeys: {
+          anthropic: secrets.anthropicApiKey,
+          openai: secrets.openaiApiKey,
+          openaiCompatible: secrets.openaiCompatibleApiKey,
+        },
       });
     } catch (error) {
       if (error instanceof AgentFailure) return failed(error.code, error.message);

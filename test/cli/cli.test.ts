@@ -192,7 +192,7 @@ describe(`docwright CLI (${testDialect})`, () => {
       assert.deepEqual(created.settings.labels, []);
       assert.equal(created.settings.branchPrefix, 'docwright/');
       assert.ok(created.settings.writable.includes('**/*.mdx'));
-      assert.deepEqual(created.credentials, { token: true, githubApp: false });
+      assert.deepEqual(created.credentials, { token: true, githubApp: false, modelKeys: [] });
       assert.ok(!result.stdout.includes(TOKEN), 'the token is not printed');
       assert.ok(!result.stderr.includes(TOKEN), 'the token is not logged');
       for (const name of ['token', 'secrets', 'githubPrivateKey']) assert.ok(!(name in created), name);
@@ -264,7 +264,11 @@ describe(`docwright CLI (${testDialect})`, () => {
       assert.equal(updated.settings.draft, false);
       assert.equal(updated.name, 'Docs');
       assert.equal(updated.ref, 'main');
-      assert.deepEqual(updated.credentials, { token: true, githubApp: false }, 'the token is kept');
+      assert.deepEqual(
+        updated.credentials,
+        { token: true, githubApp: false, modelKeys: [] },
+        'the token is kept',
+      );
       assert.deepEqual(updated.settings.writable, created.settings.writable);
       assert.ok(updated.updatedAt >= created.updatedAt);
       assert.equal(updated.createdAt, created.createdAt);
@@ -285,7 +289,11 @@ describe(`docwright CLI (${testDialect})`, () => {
       cleanup.push(path.dirname(tokenFile));
       writeFileSync(tokenFile, `${newToken}\n`);
       const retoken = await docwright('project', 'update', created.id, '--token-file', tokenFile, '--json');
-      assert.deepEqual(json<ProjectView>(retoken).credentials, { token: true, githubApp: false });
+      assert.deepEqual(json<ProjectView>(retoken).credentials, {
+        token: true,
+        githubApp: false,
+        modelKeys: [],
+      });
       assert.ok(!retoken.stdout.includes(newToken) && !retoken.stderr.includes(newToken));
       assert.equal((await (await inProcess()).projects.getSecrets(created.id)).token, newToken);
 

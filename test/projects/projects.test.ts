@@ -29,7 +29,7 @@ describe('projects', () => {
       repository: createGitRepository(),
       token: 'ghp_supersecret',
     });
-    assert.deepEqual(project.credentials, { token: true, githubApp: false });
+    assert.deepEqual(project.credentials, { token: true, githubApp: false, modelKeys: [] });
     assert.ok(!JSON.stringify(project).includes('ghp_supersecret'));
     const row = await t.app.store.db
       .selectFrom('projects')
@@ -39,7 +39,7 @@ describe('projects', () => {
     assert.ok(row.secrets && !row.secrets.includes('ghp_supersecret'));
     assert.deepEqual(await t.app.projects.getSecrets(project.id), { token: 'ghp_supersecret' });
     const cleared = await t.app.projects.update(project.id, { token: null, labels: ['docs'] });
-    assert.deepEqual(cleared.credentials, { token: false, githubApp: false });
+    assert.deepEqual(cleared.credentials, { token: false, githubApp: false, modelKeys: [] });
     assert.deepEqual(cleared.settings.labels, ['docs']);
     assert.deepEqual(await t.app.projects.getSecrets(project.id), {});
   });

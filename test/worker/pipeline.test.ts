@@ -116,6 +116,34 @@ describe('pipeline on a local project: POST → agent edits → commit on a bran
     assert.match(JSON.stringify(followUp.messages), /Document the limits/);
   });
 
+  test("the project's own model key is used (and never shown)", async () => {
+    const keyed = await startOpenAIServer({ apiKey: 'sk-project-only-key' });
+    try {
+      const project = await t.app.projects.create({
+        name: 'Keyed',
+        repository: repo,
+        openaiCompatibleBaseUrl: keyed.url,
+        openaiCompatibleApiKey: 'sk-project-only-key',
+      });
+      assert.deepEqual(project.credentials.modelKeys, ['openai-compatible']);
+      keyed.push(toolCall('finish', { title: 'Nothing', summary: 'Nothing to change.' }));
+      const id = ((await t.app.jobs.create(project.id, { prompt: 'Check' })).body as { id: string }).id;
+      const done = await waitFor(
+        async () => {
+          const j = await t.app.jobs.get(project.id, id);
+          return j.status === 'active' ? undefined : j;
+        },
+        { timeoutMs: 20_000 },
+      );
+      assert.equal(done.status, 'completed', JSON.stringify(done.error));
+      assert.equal(keyed.requests[0]!.headers.authorization, 'Bearer sk-project-only-key');
+      const events = await t.app.jobs.events(project.id, id, {});
+      assert.ok(!JSON.stringify({ done, events, project }).includes('sk-project-only-key'));
+    } finally {
+      await keyed.close();
+    }
+  });
+
   test('no changed files: completed, no branch, nothing pushed', async () => {
     const before = git(repo, 'for-each-ref', '--format=%(refname)', 'refs/heads');
     server.push(toolCall('finish', { title: 'Nothing to do', summary: 'The page is already correct.' }));
