@@ -45,7 +45,10 @@ function generateSite(pages: number): string {
     writeFileSync(path.join(dir, `${ref}.mdx`), `---\ntitle: "Page ${i}"\n---\n\n${body}\n`);
     tabs[tab] ??= { tab: `Tab ${tab}`, groups: [] };
     let g = tabs[tab].groups.find((x) => x.group === `Group ${group}`);
-    if (!g) tabs[tab].groups.push((g = { group: `Group ${group}`, pages: [] }));
+    if (!g) {
+      g = { group: `Group ${group}`, pages: [] };
+      tabs[tab].groups.push(g);
+    }
     g.pages.push(ref);
   }
   writeFileSync(

@@ -4,13 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { createAgentRunner } from '../../src/worker/agent-runner.ts';
 import { Worker } from '../../src/worker/worker.ts';
 import { type ScriptedServer, startOpenAIServer, toolCall } from '../doubles/openai-server.ts';
-import {
-  createGitRepository,
-  type SeededProject,
-  seedProject,
-  startTestApp,
-  type TestApp,
-} from '../helpers/app.ts';
+import { createGitRepository, type SeededProject, startTestApp, type TestApp } from '../helpers/app.ts';
 import { waitFor } from '../helpers/worker.ts';
 
 const git = (dir: string, ...args: string[]) =>
