@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { MockLanguageModelV4 } from 'ai/test';
+import { runAgent } from '../../src/agent/loop.ts';
+import { type AgentEvent, DEFAULT_BUDGETS, DEFAULT_LIMITS } from '../../src/agent/types.ts';
+
+type GenerateResult = Awaited<ReturnType<MockLanguageModelV4['doGenerate']>>;
+
+const usage = {
+  inputTokens: { total: 100, noCache: 100, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 10, text: 10, reasoning: 0 },
+};
+let id = 0;
+/** One scripted model turn that calls a tool, in the provider specification's shape. */
+const call = (toolName: string, input: unknown): GenerateResult => ({
+  content: [{ type: 'tool-call', toolCallId: `call_${++id}`, toolName, input: JSON.stringify(input) }],
+  finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+  usage,
+  warnings: [],
+});
+
+/** The text of every tool result the model was sent in its last prompt, in order. */
+function toolResults(model: MockLanguageModelV4): string[] {
+  const prompt = model.doGenerateCalls.at(-1)!.prompt;
+  return prompt
+    .filter((m) => m.role === 'tool')
+    .flatMap((m) => m.content)
+    .map((part) => {
+      const output = (part as { output: { value: unknown } }).output;
+      return String(output.value);
+    });
+}
+
+test('the AI SDK mock model drives scripted tool calls: numbered reads, exact edits, helpful errors', async () => {
+  const root = mkdtempSync(path.join(tmpdir(), 'docwright-mock-'));
+  try {
+    writeFileSync(path.join(root, 'page.md'), '# Title\n\nPrice: $5\nPrice: $5\n');
+    const model = new MockLanguageModelV4({
+      doGenerate: [
+        call('read_file', { path: 'page.md' }),
+        call('edit_file', { path: 'page.md', old_string: 'Price: $5', new_string: 'Price: $$6 ($&)' }),
+        call('edit_file', { path: 'page.md', old_string: 'Cost: $5', new_string: 'x' }),
+        call('edit_file', {
+          path: 'page.md',
+          old_string: 'Price: $5',
+          new_string: 'Price: $$6 ($&)',
+          replace_all: true,
+        }),
+        call('read_file', { path: 'pages.md' }),
+        call('finish', { title: 'Raise the price', summary: 'Updates both prices.' }),
+      ],
+    });
+    const events: AgentEvent[] = [];
+    const result = await runAgent(
+      {
+        root,
+        project: { docsDir: '.', writable: ['**/*.md'] },
+        instruction: 'Raise the price.',
+        history: [],
+        budgets: DEFAULT_BUDGETS,
+        limits: DEFAULT_LIMITS,
+        signal: new AbortController().signal,
+        emit: (e) => void events.push(e),
+      },
+      model,
+    );
+    const results = toolResults(model);
+    assert.match(results[0]!, /^ {5}1\t# Title$/m, 'read_file numbers its lines');
+    assert.match(
+      results[1]!,
+      /occurs 2 times in page\.md, at lines 3, 4\./,
+      'a non-unique match names every line',
+    );
+    assert.match(
+      results[2]!,
+      /not found in page\.md\.\nThe lines closest.*\n {5}3\tPrice: \$5/,
+      'a missing match names the closest lines',
+    );
+    assert.match(
+      results[4]!,
+      /File not found: pages\.md\. Did you mean.*\n {2}page\.md/,
+      'a missing file gets close matches',
+    );
+    assert.equal(
+      readFileSync(path.join(root, 'page.md'), 'utf8'),
+      '# Title\n\nPrice: $$6 ($&)\nPrice: $$6 ($&)\n',
+      '$ patterns are inserted literally',
+    );
+    assert.deepEqual(result.changedFiles, ['page.md']);
+    assert.deepEqual(result.usage, { inputTokens: 600, outputTokens: 60 });
+    assert.equal(model.doGenerateCalls[0]!.tools?.length, 8);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
