@@ -44,15 +44,15 @@ export function git(args: string[], options: GitOptions = {}): Promise<string> {
           LC_ALL: 'C',
           ...options.env,
         },
-        stdio: ['pipe', 'pipe', 'pipe'],
+        stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       },
     );
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk) => {
+    child.stdout!.on('data', (chunk) => {
       stdout += chunk;
     });
-    child.stderr.on('data', (chunk) => {
+    child.stderr!.on('data', (chunk) => {
       stderr += chunk;
     });
     child.on('error', (error) => reject(error));
@@ -63,6 +63,10 @@ export function git(args: string[], options: GitOptions = {}): Promise<string> {
           new GitError(`git ${args[0]} failed: ${stderr.trim().split('\n').at(-1) ?? ''}`, code, stderr),
         );
     });
-    child.stdin.end(options.input ?? '');
+    if (options.input !== undefined && child.stdin) {
+      // A git that exits before reading its input closes the pipe; the exit code tells what happened.
+      child.stdin.on('error', () => {});
+      child.stdin.end(options.input);
+    }
   });
 }
