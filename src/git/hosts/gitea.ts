@@ -1,0 +1,257 @@
+/**
+ * Gitea and Forgejo (the same API, `/api/v1`) over fetch: no client library
+ * covers both, and the handful of endpoints needed are plain JSON.
+ */
+import type { ProjectSecrets } from '../../projects/projects.ts';
+import {
+  type Answer,
+  type ApiCodeHost,
+  type FailureContext,
+  type GitCredentials,
+  type HostOptions,
+  type HostProject,
+  type HostPullRequest,
+  HttpFailure,
+  parseRemoteRepository,
+  retryPolicy,
+  sendJson,
+  toHostError,
+  trimSlash,
+  withRetry,
+} from './common.ts';
+import { HostError, type HostErrorCode, type PullRequestInput } from './host.ts';
+
+/** Gitea ignores the user name when the password is an access token; any name works. */
+export const GITEA_GIT_USERNAME = 'docwright';
+
+/** The title prefix Gitea and Forgejo read as "work in progress" (their draft). */
+export const GITEA_DRAFT_PREFIX = 'WIP: ';
+
+const PAGE_SIZE = 50;
+const MAX_PAGES = 20;
+
+/** `apiUrl` (with `/api/v1` added when missing), else `<origin>[/sub-path]/api/v1`. */
+export function giteaApiBase(project: Pick<HostProject, 'repository' | 'apiUrl'>): string {
+  if (project.apiUrl) {
+    const base = trimSlash(project.apiUrl);
+    return /\/api\/v1$/.test(base) ? base : `${base}/api/v1`;
+  }
+  const { origin, segments } = parseRemoteRepository(project.repository);
+  const prefix = segments.slice(0, -2).map(encodeURIComponent).join('/');
+  return `${origin}${prefix ? `/${prefix}` : ''}/api/v1`;
+}
+
+interface PullRequest {
+  number: number;
+  html_url: string;
+  head?: { ref?: string; repo?: { full_name?: string } | null };
+}
+
+interface Label {
+  id: number;
+  name: string;
+}
+
+interface Repository {
+  archived?: boolean;
+  permissions?: { admin?: boolean; push?: boolean; pull?: boolean };
+}
+
+export function createGiteaHost(
+  project: Pick<HostProject, 'repository' | 'apiUrl'>,
+  secrets: ProjectSecrets,
+  options: HostOptions = {},
+): ApiCodeHost {
+  const remote = parseRemoteRepository(project.repository);
+  const [owner, repo] = remote.segments.slice(-2) as [string, string];
+  const fullName = `${owner}/${repo}`;
+  const apiBase = giteaApiBase(project);
+  const hostName = `Gitea (${new URL(apiBase).host})`;
+  const policy = retryPolicy(options);
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const secretValues = [secrets.token];
+  const repoPath = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`;
+
+  const context = (
+    action: string,
+    fallback: HostErrorCode,
+    notFound: HostErrorCode,
+    notFoundMessage?: string,
+  ): FailureContext => ({
+    host: hostName,
+    action,
+    fallback,
+    notFound,
+    notFoundMessage,
+    secrets: secretValues,
+  });
+
+  function request(
+    method: string,
+    path: string,
+    init: { query?: Record<string, string | number>; body?: unknown; signal?: AbortSignal | undefined } = {},
+  ): Promise<Answer> {
+    const url = new URL(`${apiBase}${path}`);
+    for (const [name, value] of Object.entries(init.query ?? {})) url.searchParams.set(name, String(value));
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (secrets.token) headers.authorization = `token ${secrets.token}`;
+    if (init.body !== undefined) headers['content-type'] = 'application/json';
+    const body = init.body === undefined ? undefined : JSON.stringify(init.body);
+    return withRetry(
+      () =>
+        sendJson(
+          fetchImpl,
+          url,
+          { method, headers, body },
+          {
+            signal: init.signal,
+            timeoutMs: policy.timeoutMs,
+            secrets: secretValues,
+          },
+        ),
+      policy,
+      init.signal,
+    );
+  }
+
+  /** Every page of a list endpoint (bounded). */
+  async function list<T>(path: string, query: Record<string, string | number>, signal?: AbortSignal) {
+    const items: T[] = [];
+    for (let page = 1; page <= MAX_PAGES; page++) {
+      const answer = await request('GET', path, { query: { ...query, page, limit: PAGE_SIZE }, signal });
+      const batch = Array.isArray(answer.body) ? (answer.body as T[]) : [];
+      items.push(...batch);
+      if (batch.length < PAGE_SIZE) break;
+    }
+    return items;
+  }
+
+  async function findOpen(branch: string, signal?: AbortSignal) {
+    const pulls = await list<PullRequest>(`${repoPath}/pulls`, { state: 'open' }, signal);
+    const pr = pulls.find(
+      (p) =>
+        p.head?.ref === branch &&
+        (!p.head.repo?.full_name || p.head.repo.full_name.toLowerCase() === fullName.toLowerCase()),
+    );
+    return pr ? { url: pr.html_url, number: pr.number } : undefined;
+  }
+
+  /** Gitea takes label ids; names the repository does not have are skipped with a note. */
+  async function labelIds(names: string[], notes: string[], signal?: AbortSignal): Promise<number[]> {
+    if (names.length === 0) return [];
+    let labels: Label[];
+    try {
+      labels = await list<Label>(`${repoPath}/labels`, {}, signal);
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      const failure = toHostError(error, context('list labels', 'pr-create-failed', 'pr-create-failed'));
+      notes.push(`the labels were not added: ${failure.message}`);
+      return [];
+    }
+    const ids: number[] = [];
+    for (const name of names) {
+      const label =
+        labels.find((l) => l.name === name) ??
+        labels.find((l) => l.name.toLowerCase() === name.toLowerCase());
+      if (label) ids.push(label.id);
+      else notes.push(`label "${name}" does not exist in ${fullName}; skipped`);
+    }
+    return ids;
+  }
+
+  async function openPullRequest(input: PullRequestInput, signal?: AbortSignal): Promise<HostPullRequest> {
+    const existing = await findOpen(input.branch, signal);
+    if (existing) return { ...existing, created: false, notes: [] };
+    const notes: string[] = [];
+    const labels = await labelIds(input.labels, notes, signal);
+    const title =
+      input.draft && !/^(wip:|\[wip\])/i.test(input.title)
+        ? `${GITEA_DRAFT_PREFIX}${input.title}`
+        : input.title;
+    try {
+      const answer = await request('POST', `${repoPath}/pulls`, {
+        body: {
+          head: input.branch,
+          base: input.base,
+          title,
+          body: input.body,
+          ...(labels.length > 0 ? { labels } : {}),
+        },
+        signal,
+      });
+      const pr = answer.body as PullRequest;
+      return { url: pr.html_url, number: pr.number, created: true, notes };
+    } catch (error) {
+      if (!(error instanceof HttpFailure)) throw error;
+      if (error.status === 409) {
+        // "pull request already exists for these targets": another run won.
+        const found = await findOpen(input.branch, signal);
+        if (found) return { ...found, created: false, notes };
+      }
+      // The repository answered the lookup, so a 404 here is about a branch.
+      if (error.status === 404 || (error.status === 422 && /branch/i.test(error.message))) {
+        throw new HostError(
+          'ref-not-found',
+          `could not open a pull request from ${input.branch} into ${input.base} on ${hostName}: ${error.message}`,
+          { cause: new HttpFailure(error.status, error.message) },
+        );
+      }
+      throw error;
+    }
+  }
+
+  return {
+    kind: 'gitea',
+
+    async gitRemote() {
+      return { url: `${remote.url}.git`, env: {} };
+    },
+
+    async gitCredentials(): Promise<GitCredentials | null> {
+      return secrets.token ? { username: GITEA_GIT_USERNAME, token: secrets.token } : null;
+    },
+
+    async ensurePullRequest(input, signal) {
+      try {
+        return await openPullRequest(input, signal);
+      } catch (error) {
+        if (signal?.aborted) throw signal.reason;
+        throw toHostError(
+          error,
+          context(
+            `open a pull request for ${input.branch} in ${fullName}`,
+            'pr-create-failed',
+            'host-permission-denied',
+            `${fullName} does not exist or these credentials cannot see it`,
+          ),
+        );
+      }
+    },
+
+    async checkAccess(signal) {
+      try {
+        const data = (await request('GET', repoPath, { signal })).body as Repository;
+        const push = Boolean(data.permissions?.push) && !data.archived;
+        return {
+          read: true,
+          push,
+          detail: push
+            ? `the token can read and push to ${fullName} on ${hostName}`
+            : `the token can read ${fullName} on ${hostName} but not push to it${data.archived ? ' (archived)' : ''}`,
+        };
+      } catch (error) {
+        if (signal?.aborted) throw signal.reason;
+        const failure = toHostError(
+          error,
+          context(
+            `read ${fullName}`,
+            'host-permission-denied',
+            'host-permission-denied',
+            `${fullName} does not exist or these credentials cannot see it`,
+          ),
+        );
+        return { read: false, push: false, detail: `${failure.code}: ${failure.message}` };
+      }
+    },
+  };
+}

@@ -1,0 +1,46 @@
+/**
+ * The `local` host (SPEC §6): the repository is on this machine; runs clone
+ * it and push their branch back to it, and no pull request is opened.
+ */
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import type { ProjectView } from '../../projects/projects.ts';
+import { git } from '../git.ts';
+import { localRepositoryProblem } from '../inspect.ts';
+import type { CodeHost } from './host.ts';
+
+export function createLocalHost(project: Pick<ProjectView, 'repository'>): CodeHost {
+  return {
+    kind: 'local',
+
+    async gitRemote() {
+      // A file:// URL needs no credentials; git pushes straight into the repository.
+      return { url: project.repository, env: {} };
+    },
+
+    async ensurePullRequest() {
+      return null;
+    },
+
+    async checkAccess(signal) {
+      let dir: string;
+      try {
+        dir = fileURLToPath(project.repository);
+      } catch {
+        return { read: false, push: false, detail: `${project.repository} is not a local path` };
+      }
+      const problem = await localRepositoryProblem(dir);
+      if (problem) return { read: false, push: false, detail: problem };
+      try {
+        const gitDir = (await git(['rev-parse', '--absolute-git-dir'], { cwd: dir, signal })).trim();
+        await access(gitDir, constants.W_OK);
+        return { read: true, push: true, detail: `branches are pushed to ${dir}` };
+      } catch (error) {
+        if (signal?.aborted) throw signal.reason;
+        const reason = error instanceof Error ? error.message : String(error);
+        return { read: true, push: false, detail: `cannot write to the repository at ${dir}: ${reason}` };
+      }
+    },
+  };
+}

@@ -1,0 +1,638 @@
+/**
+ * A local GitHub REST API (github.com at `/`, or GitHub Enterprise Server at
+ * `/api/v3`) with state: repositories and their branches, pull requests,
+ * labels, tokens, and a GitHub App whose installation tokens are minted only
+ * for a JWT signed with the app's key.
+ *
+ * Every request is checked against GitHub's published description
+ * (`@octokit/openapi`, api.github.com.json): the path and method must be an
+ * operation, path and query parameters must match their schemas, and the
+ * body must match the operation's request body schema. A request that does
+ * not is answered 400 and recorded in `violations`.
+ *
+ *   const github = await startGitHubApi({ tokens: { 'ghp_test': { push: true } } });
+ *   github.addRepo('octo/docs', { branches: ['main', 'docwright/abc'] });
+ *   // createHost({ host: 'github', repository: 'https://github.com/octo/docs', apiUrl: github.baseUrl }, …)
+ *   assert.deepEqual(github.violations, []);
+ */
+import { type KeyObject, randomBytes, verify } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import {
+  authorization,
+  type HostAnswer,
+  type HostDoubleServer,
+  type HostRequest,
+  paginate,
+  startHostDouble,
+} from './host-double.ts';
+
+// ajv-formats is CommonJS; its default export arrives wrapped.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => void;
+
+// ---------------------------------------------------------------------------
+// The published API description
+
+type Json = Record<string, unknown>;
+
+interface Operation {
+  template: string;
+  method: string;
+  operationId: string;
+  parameters: Json[];
+  requestBody?: Json;
+}
+
+interface Route {
+  template: string;
+  pattern: RegExp;
+  names: string[];
+  literals: number;
+}
+
+export interface Violation {
+  method: string;
+  path: string;
+  operation?: string;
+  message: string;
+}
+
+let description: { spec: Json; routes: Route[] } | undefined;
+
+function loadDescription() {
+  if (description) return description;
+  const require = createRequire(import.meta.url);
+  const file = require.resolve('@octokit/openapi/generated/api.github.com.json');
+  const spec = JSON.parse(readFileSync(file, 'utf8')) as Json;
+  const routes: Route[] = Object.keys(spec.paths as Json).map((template) => {
+    const names: string[] = [];
+    const source = template
+      .split('/')
+      .map((segment) =>
+        segment.replace(/\{([^}]+)\}|[^{}]+/g, (part, name: string | undefined) => {
+          if (name === undefined) return part.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+          names.push(name);
+          return '([^/]+)';
+        }),
+      )
+      .join('/');
+    const literals = template.split('/').filter((s) => s !== '' && !s.includes('{')).length;
+    return { template, pattern: new RegExp(`^${source}$`), names, literals };
+  });
+  description = { spec, routes };
+  return description;
+}
+
+/** Inlines `#/…` references (a reference back into itself becomes `{}`). */
+function deref(node: unknown, spec: Json, stack: string[] = []): unknown {
+  if (Array.isArray(node)) return node.map((item) => deref(item, spec, stack));
+  if (node === null || typeof node !== 'object') return node;
+  const record = node as Json;
+  if (typeof record.$ref === 'string') {
+    const ref = record.$ref;
+    if (stack.includes(ref)) return {};
+    const target = ref
+      .slice(2)
+      .split('/')
+      .reduce<unknown>((value, key) => (value as Json)[key.replace(/~1/g, '/').replace(/~0/g, '~')], spec);
+    return deref(target, spec, [...stack, ref]);
+  }
+  const out: Json = {};
+  for (const [key, value] of Object.entries(record)) {
+    // Examples are free-form and may contain anything, including `$ref`-looking keys.
+    out[key] = key === 'examples' || key === 'example' ? value : deref(value, spec, stack);
+  }
+  return out;
+}
+
+const ajv = new Ajv({ strict: false, allErrors: true, logger: false });
+addFormats(ajv);
+const validators = new Map<string, ValidateFunction>();
+
+function validator(key: string, schema: unknown): ValidateFunction {
+  let validate = validators.get(key);
+  if (!validate) {
+    validate = ajv.compile(schema as Json);
+    validators.set(key, validate);
+  }
+  return validate;
+}
+
+/** A query or path value as its schema's type (they all arrive as strings). */
+function coerce(value: string, schema: Json): unknown {
+  const type = schema.type;
+  if ((type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?$/.test(value)) return Number(value);
+  if (type === 'boolean' && (value === 'true' || value === 'false')) return value === 'true';
+  if (type === 'array') return value.split(',');
+  return value;
+}
+
+/** Finds the operation for a request and lists what about it the description rejects. */
+export function checkAgainstDescription(
+  method: string,
+  path: string,
+  query: URLSearchParams,
+  body: unknown,
+  contentType: string | undefined,
+): { operation?: Operation; params: Record<string, string>; problems: string[] } {
+  const { spec, routes } = loadDescription();
+  const candidates = routes
+    .map((route) => ({ route, match: route.pattern.exec(path) }))
+    .filter((c) => c.match !== null)
+    .sort((a, b) => b.route.literals - a.route.literals);
+  const verb = method.toLowerCase();
+  const found = candidates[0]?.route;
+  const chosen = candidates.find((c) => ((spec.paths as Json)[c.route.template] as Json)[verb] !== undefined);
+  if (!chosen) {
+    const problem = found
+      ? `${method} is not an operation of ${found.template}`
+      : `no operation in the API description matches ${path}`;
+    return { params: {}, problems: [problem] };
+  }
+  const { route, match } = chosen;
+  const item = (spec.paths as Json)[route.template] as Json;
+  const raw = item[verb] as Json;
+  const parameters = [...((item.parameters as Json[]) ?? []), ...((raw.parameters as Json[]) ?? [])].map(
+    (p) => deref(p, spec) as Json,
+  );
+  const operation: Operation = {
+    template: route.template,
+    method: verb,
+    operationId: String(raw.operationId),
+    parameters,
+    requestBody: raw.requestBody ? (deref(raw.requestBody, spec) as Json) : undefined,
+  };
+  const problems: string[] = [];
+  const params: Record<string, string> = {};
+  route.names.forEach((name, i) => {
+    params[name] = decodeURIComponent(match?.[i + 1] ?? '');
+  });
+
+  const check = (key: string, schema: Json | undefined, value: unknown, where: string) => {
+    if (!schema) return;
+    const validate = validator(key, schema);
+    if (!validate(value)) problems.push(`${where}: ${ajv.errorsText(validate.errors, { dataVar: where })}`);
+  };
+
+  for (const parameter of parameters) {
+    const name = String(parameter.name);
+    const schema = parameter.schema as Json | undefined;
+    const key = `${operation.operationId}:${parameter.in}:${name}`;
+    if (parameter.in === 'path') {
+      const value = params[name];
+      if (value === undefined || value === '') problems.push(`path parameter ${name} is missing`);
+      else check(key, schema, coerce(value, schema ?? {}), `path parameter ${name}`);
+    } else if (parameter.in === 'query') {
+      const value = query.get(name);
+      if (value === null) {
+        if (parameter.required) problems.push(`query parameter ${name} is required`);
+      } else check(key, schema, coerce(value, schema ?? {}), `query parameter ${name}`);
+    }
+  }
+  const declared = new Set(parameters.filter((p) => p.in === 'query').map((p) => String(p.name)));
+  for (const name of query.keys()) {
+    if (!declared.has(name)) problems.push(`query parameter ${name} is not in the description`);
+  }
+
+  const requestBody = operation.requestBody;
+  if (body === undefined) {
+    if (requestBody?.required) problems.push('the request body is required');
+  } else if (!requestBody) {
+    problems.push('this operation takes no request body');
+  } else {
+    const content = requestBody.content as Json | undefined;
+    const json = content?.['application/json'] as Json | undefined;
+    if (!json) problems.push('this operation takes no JSON body');
+    else {
+      if (!contentType?.includes('application/json'))
+        problems.push(`content-type is ${contentType}, not JSON`);
+      check(`${operation.operationId}:body`, json.schema as Json, body, 'body');
+    }
+  }
+  return { operation, params, problems };
+}
+
+// ---------------------------------------------------------------------------
+// The double
+
+export interface GitHubPull {
+  number: number;
+  title: string;
+  body: string | null;
+  head: string;
+  base: string;
+  draft: boolean;
+  state: 'open' | 'closed';
+  labels: string[];
+  user: string;
+}
+
+export interface GitHubRepo {
+  id: number;
+  owner: string;
+  name: string;
+  private: boolean;
+  defaultBranch: string;
+  branches: Set<string>;
+  pulls: GitHubPull[];
+  labels: Map<string, { id: number; name: string; color: string }>;
+  /** Issues and pull requests share numbers. */
+  nextNumber: number;
+  /** False: like private repositories on free plans, draft pull requests are refused. */
+  draftsSupported: boolean;
+}
+
+export interface GitHubTokenGrant {
+  login?: string;
+  push?: boolean;
+}
+
+export interface GitHubAppOptions {
+  id: number;
+  /** The public half of the app's key: JWTs must verify against it. */
+  publicKey: KeyObject | string;
+  installationId: number;
+  /** Lifetime of minted installation tokens (GitHub: one hour). */
+  tokenTtlSeconds?: number;
+  permissions?: Record<string, string>;
+}
+
+export interface GitHubApiOptions {
+  /** `/api/v3` for GitHub Enterprise Server; github.com serves at the root. */
+  pathPrefix?: string;
+  tokens?: Record<string, GitHubTokenGrant>;
+  app?: GitHubAppOptions;
+}
+
+export interface MintedToken {
+  token: string;
+  expiresAt: number;
+  /** The verified JWT's claims. */
+  claims: { iss: unknown; iat: number; exp: number };
+}
+
+export interface GitHubApi extends HostDoubleServer {
+  /** The API base to give as `apiUrl` (origin plus path prefix). */
+  baseUrl: string;
+  violations: Violation[];
+  minted: MintedToken[];
+  addRepo(
+    fullName: string,
+    options?: { branches?: string[]; defaultBranch?: string; private?: boolean; draftsSupported?: boolean },
+  ): GitHubRepo;
+  repo(fullName: string): GitHubRepo;
+  /** Adds a pull request directly (as another client would). */
+  openPull(fullName: string, pull: Partial<GitHubPull> & { head: string }): GitHubPull;
+}
+
+const DOCS = 'https://docs.github.com/rest';
+
+const errorBody = (status: number, message?: string) => ({
+  message:
+    message ??
+    (
+      { 401: 'Bad credentials', 403: 'Forbidden', 404: 'Not Found', 422: 'Validation Failed' } as Record<
+        number,
+        string
+      >
+    )[status] ??
+    (status >= 500 ? 'Server Error' : 'Error'),
+  documentation_url: DOCS,
+  status: String(status),
+});
+
+const validationFailed = (errors: Json[]): HostAnswer => ({
+  status: 422,
+  body: { message: 'Validation Failed', errors, documentation_url: DOCS, status: '422' },
+});
+
+export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<GitHubApi> {
+  loadDescription();
+  const prefix = (options.pathPrefix ?? '').replace(/\/+$/, '');
+  const repos = new Map<string, GitHubRepo>();
+  const tokens = new Map<string, GitHubTokenGrant & { expiresAt?: number; app?: boolean }>(
+    Object.entries(options.tokens ?? {}),
+  );
+  const violations: Violation[] = [];
+  const minted: MintedToken[] = [];
+  let nextId = 1000;
+  let origin = '';
+  // A request's resolved operation, shared between inspect() and handle().
+  const resolved = new WeakMap<HostRequest, { operationId: string; params: Record<string, string> }>();
+
+  const key = (fullName: string) => fullName.toLowerCase();
+
+  function inspect(request: HostRequest): HostAnswer | undefined {
+    if (prefix && !request.path.startsWith(`${prefix}/`)) {
+      violations.push({ method: request.method, path: request.path, message: `outside ${prefix}` });
+      return { status: 404, body: errorBody(404) };
+    }
+    const path = request.path.slice(prefix.length);
+    const { operation, params, problems } = checkAgainstDescription(
+      request.method,
+      path,
+      request.query,
+      request.body,
+      request.headers['content-type'],
+    );
+    if (problems.length > 0) {
+      const message = problems.join('; ');
+      violations.push({
+        method: request.method,
+        path: request.path,
+        operation: operation?.operationId,
+        message,
+      });
+      return operation
+        ? { status: 400, body: errorBody(400, `Request does not match the API description: ${message}`) }
+        : { status: 404, body: errorBody(404) };
+    }
+    if (operation) resolved.set(request, { operationId: operation.operationId, params });
+    return undefined;
+  }
+
+  const htmlUrl = (repo: GitHubRepo, number?: number) =>
+    `${origin}/${repo.owner}/${repo.name}${number === undefined ? '' : `/pull/${number}`}`;
+
+  function repoJson(repo: GitHubRepo, grant: GitHubTokenGrant & { app?: boolean }) {
+    return {
+      id: repo.id,
+      node_id: `R_${repo.id}`,
+      name: repo.name,
+      full_name: `${repo.owner}/${repo.name}`,
+      private: repo.private,
+      owner: { login: repo.owner, id: repo.id + 1, type: 'Organization' },
+      html_url: htmlUrl(repo),
+      url: `${origin}${prefix}/repos/${repo.owner}/${repo.name}`,
+      default_branch: repo.defaultBranch,
+      // Installation tokens are not a user: GitHub gives them no per-user permissions.
+      ...(grant.app
+        ? {}
+        : {
+            permissions: {
+              admin: false,
+              maintain: false,
+              push: grant.push ?? false,
+              triage: grant.push ?? false,
+              pull: true,
+            },
+          }),
+    };
+  }
+
+  function pullJson(repo: GitHubRepo, pull: GitHubPull) {
+    const branchJson = (ref: string) => ({
+      label: `${repo.owner}:${ref}`,
+      ref,
+      sha: '0'.repeat(40),
+      repo: { id: repo.id, name: repo.name, full_name: `${repo.owner}/${repo.name}` },
+    });
+    return {
+      id: repo.id * 1000 + pull.number,
+      number: pull.number,
+      state: pull.state,
+      title: pull.title,
+      body: pull.body,
+      draft: pull.draft,
+      html_url: htmlUrl(repo, pull.number),
+      url: `${origin}${prefix}/repos/${repo.owner}/${repo.name}/pulls/${pull.number}`,
+      user: { login: pull.user },
+      head: branchJson(pull.head),
+      base: branchJson(pull.base),
+      labels: pull.labels.map((name) => repo.labels.get(name.toLowerCase())),
+    };
+  }
+
+  function authenticate(request: HostRequest) {
+    const auth = authorization(request);
+    if (!auth || (auth.scheme !== 'token' && auth.scheme !== 'bearer')) return undefined;
+    const grant = tokens.get(auth.credential);
+    if (!grant || (grant.expiresAt !== undefined && grant.expiresAt <= Date.now())) return undefined;
+    return grant;
+  }
+
+  /** POST /app/installations/{id}/access_tokens: a JWT signed with the app's key, RS256. */
+  function mint(request: HostRequest, installationId: number): HostAnswer {
+    const app = options.app;
+    const auth = authorization(request);
+    const unauthorized = (message: string) => ({ status: 401, body: errorBody(401, message) });
+    if (!app) return { status: 404, body: errorBody(404) };
+    if (auth?.scheme !== 'bearer') return unauthorized('A JSON web token could not be decoded');
+    const [header, payload, signature] = auth.credential.split('.');
+    if (!header || !payload || !signature) return unauthorized('A JSON web token could not be decoded');
+    let claims: { iss: unknown; iat: number; exp: number };
+    let alg: unknown;
+    try {
+      alg = JSON.parse(Buffer.from(header, 'base64url').toString()).alg;
+      claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
+    } catch {
+      return unauthorized('A JSON web token could not be decoded');
+    }
+    const signed = verify(
+      'RSA-SHA256',
+      Buffer.from(`${header}.${payload}`),
+      app.publicKey,
+      Buffer.from(signature, 'base64url'),
+    );
+    if (alg !== 'RS256' || !signed) {
+      return unauthorized("'Issuer' claim ('iss') must be an Integer or the JWT signature does not match");
+    }
+    const now = Math.floor(Date.now() / 1000);
+    if (String(claims.iss) !== String(app.id)) return unauthorized(`Integration not found`);
+    if (typeof claims.exp !== 'number' || claims.exp <= now)
+      return unauthorized("'Expiration time' claim ('exp') is too far in the past");
+    if (claims.exp - now > 600)
+      return unauthorized("'Expiration time' claim ('exp') is too far in the future");
+    if (typeof claims.iat !== 'number' || claims.iat > now + 60) {
+      return unauthorized(
+        "'Issued at' claim ('iat') must be an Integer representing the time that the assertion was issued",
+      );
+    }
+    if (installationId !== app.installationId) return { status: 404, body: errorBody(404) };
+    const token = `ghs_${randomBytes(18).toString('base64url')}`;
+    const expiresAt = (now + (app.tokenTtlSeconds ?? 3600)) * 1000;
+    tokens.set(token, { login: `app-${app.id}[bot]`, push: true, expiresAt, app: true });
+    minted.push({ token, expiresAt, claims });
+    const permissions = app.permissions ?? { contents: 'write', pull_requests: 'write', metadata: 'read' };
+    return {
+      status: 201,
+      body: {
+        token,
+        expires_at: new Date(expiresAt).toISOString(),
+        permissions,
+        repository_selection: 'all',
+      },
+    };
+  }
+
+  function handle(request: HostRequest): HostAnswer {
+    const op = resolved.get(request);
+    if (!op) return { status: 404, body: errorBody(404) };
+    const { operationId, params } = op;
+    if (operationId === 'apps/create-installation-access-token') {
+      return mint(request, Number(params.installation_id));
+    }
+    const grant = authenticate(request);
+    if (!grant) {
+      return {
+        status: 401,
+        body: errorBody(401, authorization(request) ? 'Bad credentials' : 'Requires authentication'),
+      };
+    }
+    const repo = repos.get(key(`${params.owner}/${params.repo}`));
+    if (!repo) return { status: 404, body: errorBody(404) };
+    const body = (request.body ?? {}) as Json;
+    const forbidden = () => ({
+      status: 403,
+      body: errorBody(403, 'Resource not accessible by personal access token'),
+    });
+
+    switch (operationId) {
+      case 'repos/get':
+        return { status: 200, body: repoJson(repo, grant) };
+
+      case 'pulls/list': {
+        const state = request.query.get('state') ?? 'open';
+        const head = request.query.get('head');
+        const base = request.query.get('base');
+        const perPage = Math.min(100, Number(request.query.get('per_page') ?? 30));
+        const page = Number(request.query.get('page') ?? 1);
+        const list = repo.pulls
+          .filter((p) => state === 'all' || p.state === state)
+          .filter((p) => {
+            if (!head) return true;
+            const [owner, ref] = head.includes(':') ? head.split(':', 2) : [repo.owner, head];
+            return owner?.toLowerCase() === repo.owner.toLowerCase() && ref === p.head;
+          })
+          .filter((p) => !base || p.base === base)
+          .sort((a, b) => b.number - a.number);
+        return { status: 200, body: paginate(list, page, perPage).map((p) => pullJson(repo, p)) };
+      }
+
+      case 'pulls/create': {
+        if (!grant.push) return forbidden();
+        const headRef = String(body.head ?? '');
+        const ref = headRef.includes(':') ? headRef.split(':', 2)[1]! : headRef;
+        const base = String(body.base ?? '');
+        if (!repo.branches.has(ref)) {
+          return validationFailed([{ resource: 'PullRequest', field: 'head', code: 'invalid' }]);
+        }
+        if (!repo.branches.has(base)) {
+          return validationFailed([{ resource: 'PullRequest', field: 'base', code: 'invalid' }]);
+        }
+        if (repo.pulls.some((p) => p.state === 'open' && p.head === ref && p.base === base)) {
+          return validationFailed([
+            {
+              resource: 'PullRequest',
+              code: 'custom',
+              message: `A pull request already exists for ${repo.owner}:${ref}.`,
+            },
+          ]);
+        }
+        if (body.draft === true && !repo.draftsSupported) {
+          return validationFailed([
+            {
+              resource: 'PullRequest',
+              code: 'custom',
+              message: 'Draft pull requests are not supported in this repository.',
+            },
+          ]);
+        }
+        const pull: GitHubPull = {
+          number: repo.nextNumber++,
+          title: String(body.title ?? ''),
+          body: typeof body.body === 'string' ? body.body : null,
+          head: ref,
+          base,
+          draft: body.draft === true,
+          state: 'open',
+          labels: [],
+          user: grant.login ?? 'docwright-bot',
+        };
+        repo.pulls.push(pull);
+        return { status: 201, body: pullJson(repo, pull) };
+      }
+
+      case 'issues/add-labels': {
+        if (!grant.push) return forbidden();
+        const pull = repo.pulls.find((p) => p.number === Number(params.issue_number));
+        if (!pull) return { status: 404, body: errorBody(404) };
+        const names = (Array.isArray(body) ? body : ((body.labels as unknown[]) ?? [])).map((l) =>
+          typeof l === 'string' ? l : String((l as Json).name),
+        );
+        for (const name of names) {
+          if (!repo.labels.has(name.toLowerCase())) {
+            repo.labels.set(name.toLowerCase(), { id: nextId++, name, color: 'ededed' });
+          }
+          if (!pull.labels.some((l) => l.toLowerCase() === name.toLowerCase())) pull.labels.push(name);
+        }
+        return { status: 200, body: pull.labels.map((name) => repo.labels.get(name.toLowerCase())) };
+      }
+
+      default:
+        return { status: 404, body: errorBody(404, `the double does not implement ${operationId}`) };
+    }
+  }
+
+  const server = await startHostDouble(handle, {
+    errorBody: (status) => errorBody(status),
+    inspect,
+    commonHeaders: () => ({
+      'x-ratelimit-limit': '5000',
+      'x-ratelimit-remaining': '4999',
+      'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 3600),
+      'x-github-api-version-selected': '2022-11-28',
+    }),
+  });
+  origin = server.origin;
+
+  const api: GitHubApi = {
+    ...server,
+    baseUrl: `${server.origin}${prefix}`,
+    violations,
+    minted,
+    addRepo(fullName, repoOptions = {}) {
+      const [owner, name] = fullName.split('/') as [string, string];
+      const defaultBranch = repoOptions.defaultBranch ?? 'main';
+      const repo: GitHubRepo = {
+        id: nextId++,
+        owner,
+        name,
+        private: repoOptions.private ?? true,
+        defaultBranch,
+        branches: new Set([defaultBranch, ...(repoOptions.branches ?? [])]),
+        pulls: [],
+        labels: new Map(),
+        nextNumber: 1,
+        draftsSupported: repoOptions.draftsSupported ?? true,
+      };
+      repos.set(key(fullName), repo);
+      return repo;
+    },
+    repo(fullName) {
+      const repo = repos.get(key(fullName));
+      if (!repo) throw new Error(`no repository ${fullName} in the double`);
+      return repo;
+    },
+    openPull(fullName, pull) {
+      const repo = api.repo(fullName);
+      repo.branches.add(pull.head);
+      const created: GitHubPull = {
+        number: repo.nextNumber++,
+        title: 'Opened elsewhere',
+        body: null,
+        base: repo.defaultBranch,
+        draft: false,
+        state: 'open',
+        labels: [],
+        user: 'someone',
+        ...pull,
+      };
+      repo.pulls.push(created);
+      return created;
+    },
+  };
+  return api;
+}

@@ -1,0 +1,348 @@
+/**
+ * A local GitLab REST API (v4) with state: projects (addressed by id or by
+ * URL-encoded full path), branches, merge requests, members' access levels.
+ * GitLab publishes no API description on npm, so this follows the
+ * documented shapes: `PRIVATE-TOKEN` or `Authorization: Bearer` auth,
+ * `400 {"error":"title is missing"}` for missing required fields, `409` for a
+ * second open merge request from a source branch, `{"message": "401 Unauthorized"}`
+ * envelopes, and `x-total`/`x-page` pagination headers. Query and body
+ * parameters the documentation does not list are recorded in `violations`
+ * (GitLab itself ignores them, which would hide a client bug).
+ *
+ *   const gitlab = await startGitLabApi({ tokens: { 'glpat-test': { accessLevel: 30 } } });
+ *   gitlab.addProject('group/sub/docs', { branches: ['docwright/abc'] });
+ *   // apiUrl: gitlab.origin
+ */
+import {
+  authorization,
+  type HostAnswer,
+  type HostDoubleServer,
+  type HostRequest,
+  paginate,
+  startHostDouble,
+} from './host-double.ts';
+
+export interface GitLabMergeRequest {
+  id: number;
+  iid: number;
+  title: string;
+  description: string | null;
+  sourceBranch: string;
+  targetBranch: string;
+  state: 'opened' | 'closed' | 'merged';
+  labels: string[];
+  author: string;
+}
+
+export interface GitLabProject {
+  id: number;
+  path: string;
+  defaultBranch: string;
+  branches: Set<string>;
+  archived: boolean;
+  mergeRequests: GitLabMergeRequest[];
+  nextIid: number;
+}
+
+export interface GitLabTokenGrant {
+  username?: string;
+  /** 10 guest, 20 reporter, 30 developer, 40 maintainer, 50 owner. */
+  accessLevel?: number;
+}
+
+export interface GitLabViolation {
+  method: string;
+  path: string;
+  message: string;
+}
+
+export interface GitLabApi extends HostDoubleServer {
+  violations: GitLabViolation[];
+  /** How each authenticated request carried its token. */
+  authSchemes: ('private-token' | 'bearer')[];
+  addProject(
+    path: string,
+    options?: { branches?: string[]; defaultBranch?: string; archived?: boolean },
+  ): GitLabProject;
+  project(path: string): GitLabProject;
+}
+
+const LIST_PARAMS = new Set([
+  'state',
+  'order_by',
+  'sort',
+  'milestone',
+  'view',
+  'labels',
+  'with_labels_details',
+  'with_merge_status_recheck',
+  'created_after',
+  'created_before',
+  'updated_after',
+  'updated_before',
+  'scope',
+  'author_id',
+  'author_username',
+  'assignee_id',
+  'reviewer_id',
+  'reviewer_username',
+  'my_reaction_emoji',
+  'source_branch',
+  'target_branch',
+  'search',
+  'in',
+  'wip',
+  'not',
+  'environment',
+  'deployed_before',
+  'deployed_after',
+  'approved',
+  'merge_user_id',
+  'merge_user_username',
+  'iids[]',
+  'page',
+  'per_page',
+]);
+
+const CREATE_PARAMS = new Set([
+  'source_branch',
+  'target_branch',
+  'title',
+  'allow_collaboration',
+  'approvals_before_merge',
+  'allow_maintainer_to_push',
+  'assignee_id',
+  'assignee_ids',
+  'description',
+  'labels',
+  'merge_after',
+  'milestone_id',
+  'remove_source_branch',
+  'reviewer_ids',
+  'squash',
+  'target_project_id',
+]);
+
+const MESSAGES: Record<number, string> = {
+  400: '400 Bad request',
+  401: '401 Unauthorized',
+  403: '403 Forbidden',
+  404: '404 Not Found',
+  409: '409 Conflict',
+  429: 'Retry later',
+  500: '500 Internal Server Error',
+  502: '502 Bad Gateway',
+  503: '503 Service Unavailable',
+};
+
+const errorBody = (status: number) => ({ message: MESSAGES[status] ?? `${status} Error` });
+
+export async function startGitLabApi(
+  options: { tokens?: Record<string, GitLabTokenGrant> } = {},
+): Promise<GitLabApi> {
+  const projects = new Map<string, GitLabProject>();
+  const tokens = new Map(Object.entries(options.tokens ?? {}));
+  const violations: GitLabViolation[] = [];
+  const authSchemes: GitLabApi['authSchemes'] = [];
+  let nextId = 100;
+  let origin = '';
+
+  function findProject(id: string): GitLabProject | undefined {
+    // `:id` is the numeric id or the URL-encoded full path (`group%2Fdocs`); a raw `/` would be another route.
+    const decoded = decodeURIComponent(id);
+    if (/^\d+$/.test(decoded)) return [...projects.values()].find((p) => p.id === Number(decoded));
+    return projects.get(decoded.toLowerCase());
+  }
+
+  function mrJson(project: GitLabProject, mr: GitLabMergeRequest) {
+    const draft = /^(draft:|\[draft\]|\(draft\))/i.test(mr.title);
+    return {
+      id: mr.id,
+      iid: mr.iid,
+      project_id: project.id,
+      source_project_id: project.id,
+      target_project_id: project.id,
+      title: mr.title,
+      description: mr.description,
+      state: mr.state,
+      source_branch: mr.sourceBranch,
+      target_branch: mr.targetBranch,
+      draft,
+      work_in_progress: draft,
+      labels: mr.labels,
+      author: { username: mr.author },
+      web_url: `${origin}/${project.path}/-/merge_requests/${mr.iid}`,
+    };
+  }
+
+  function authenticate(request: HostRequest): GitLabTokenGrant | undefined {
+    const privateToken = request.headers['private-token'];
+    if (typeof privateToken === 'string') {
+      authSchemes.push('private-token');
+      return tokens.get(privateToken);
+    }
+    const auth = authorization(request);
+    if (auth?.scheme === 'bearer') {
+      authSchemes.push('bearer');
+      return tokens.get(auth.credential);
+    }
+    return undefined;
+  }
+
+  function handle(request: HostRequest): HostAnswer {
+    const violation = (message: string) =>
+      violations.push({ method: request.method, path: request.path, message });
+    const match = /^\/api\/v4\/projects\/([^/]+)(\/merge_requests)?$/.exec(request.path);
+    if (!match) {
+      violation('not an endpoint of the double');
+      return { status: 404, body: { error: '404 Not Found' } };
+    }
+    const grant = authenticate(request);
+    if (!grant) return { status: 401, body: errorBody(401) };
+    const project = findProject(match[1] ?? '');
+    if (!project) return { status: 404, body: { message: '404 Project Not Found' } };
+    const level = grant.accessLevel ?? 30;
+
+    if (!match[2] && request.method === 'GET') {
+      return {
+        status: 200,
+        body: {
+          id: project.id,
+          path: project.path.split('/').at(-1),
+          path_with_namespace: project.path,
+          web_url: `${origin}/${project.path}`,
+          http_url_to_repo: `${origin}/${project.path}.git`,
+          default_branch: project.defaultBranch,
+          archived: project.archived,
+          permissions: { project_access: { access_level: level, notification_level: 3 }, group_access: null },
+        },
+      };
+    }
+
+    if (match[2] && request.method === 'GET') {
+      for (const name of request.query.keys()) {
+        if (!LIST_PARAMS.has(name)) violation(`unknown query parameter ${name}`);
+      }
+      const state = request.query.get('state') ?? 'all';
+      if (!['opened', 'closed', 'locked', 'merged', 'all'].includes(state)) {
+        return { status: 400, body: { error: 'state does not have a valid value' } };
+      }
+      const source = request.query.get('source_branch');
+      const target = request.query.get('target_branch');
+      const perPage = Math.min(100, Number(request.query.get('per_page') ?? 20));
+      const page = Number(request.query.get('page') ?? 1);
+      const list = project.mergeRequests
+        .filter((mr) => state === 'all' || mr.state === state)
+        .filter((mr) => !source || mr.sourceBranch === source)
+        .filter((mr) => !target || mr.targetBranch === target)
+        .sort((a, b) => b.iid - a.iid);
+      const totalPages = Math.max(1, Math.ceil(list.length / perPage));
+      return {
+        status: 200,
+        headers: {
+          'x-total': String(list.length),
+          'x-total-pages': String(totalPages),
+          'x-per-page': String(perPage),
+          'x-page': String(page),
+          'x-next-page': page < totalPages ? String(page + 1) : '',
+          'x-prev-page': page > 1 ? String(page - 1) : '',
+        },
+        body: paginate(list, page, perPage).map((mr) => mrJson(project, mr)),
+      };
+    }
+
+    if (match[2] && request.method === 'POST') {
+      if (!String(request.headers['content-type'] ?? '').includes('application/json')) {
+        violation(`content-type ${request.headers['content-type']} instead of JSON`);
+      }
+      const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Record<
+        string,
+        unknown
+      >;
+      for (const name of Object.keys(body)) {
+        if (!CREATE_PARAMS.has(name)) violation(`unknown body parameter ${name}`);
+      }
+      const missing = ['source_branch', 'target_branch', 'title'].filter(
+        (name) => typeof body[name] !== 'string' || body[name] === '',
+      );
+      if (missing.length > 0) {
+        return { status: 400, body: { error: missing.map((name) => `${name} is missing`).join(', ') } };
+      }
+      if (body.labels !== undefined && typeof body.labels !== 'string' && !Array.isArray(body.labels)) {
+        return { status: 400, body: { error: 'labels is invalid' } };
+      }
+      if (level < 30) return { status: 403, body: errorBody(403) };
+      const source = String(body.source_branch);
+      const target = String(body.target_branch);
+      if (!project.branches.has(source)) {
+        return { status: 422, body: { message: [`Source branch "${source}" does not exist`] } };
+      }
+      if (!project.branches.has(target)) {
+        return { status: 422, body: { message: [`Target branch "${target}" does not exist`] } };
+      }
+      const open = project.mergeRequests.find(
+        (mr) => mr.state === 'opened' && mr.sourceBranch === source && mr.targetBranch === target,
+      );
+      if (open) {
+        return {
+          status: 409,
+          body: {
+            message: [`Another open merge request already exists for this source branch: !${open.iid}`],
+          },
+        };
+      }
+      const labels =
+        typeof body.labels === 'string'
+          ? body.labels
+              .split(',')
+              .map((l) => l.trim())
+              .filter(Boolean)
+          : ((body.labels as string[] | undefined) ?? []);
+      const mr: GitLabMergeRequest = {
+        id: nextId++,
+        iid: project.nextIid++,
+        title: String(body.title),
+        description: typeof body.description === 'string' ? body.description : null,
+        sourceBranch: source,
+        targetBranch: target,
+        state: 'opened',
+        labels,
+        author: grant.username ?? 'docwright-bot',
+      };
+      project.mergeRequests.push(mr);
+      return { status: 201, body: mrJson(project, mr) };
+    }
+
+    violation(`${request.method} is not handled`);
+    return { status: 405, body: { message: '405 Method Not Allowed' } };
+  }
+
+  const server = await startHostDouble(handle, { errorBody });
+  origin = server.origin;
+
+  const api: GitLabApi = {
+    ...server,
+    violations,
+    authSchemes,
+    addProject(path, projectOptions = {}) {
+      const defaultBranch = projectOptions.defaultBranch ?? 'main';
+      const project: GitLabProject = {
+        id: nextId++,
+        path,
+        defaultBranch,
+        branches: new Set([defaultBranch, ...(projectOptions.branches ?? [])]),
+        archived: projectOptions.archived ?? false,
+        mergeRequests: [],
+        nextIid: 1,
+      };
+      projects.set(path.toLowerCase(), project);
+      return project;
+    },
+    project(path) {
+      const project = projects.get(path.toLowerCase());
+      if (!project) throw new Error(`no project ${path} in the double`);
+      return project;
+    },
+  };
+  return api;
+}
