@@ -1,7 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type GitOptions, git } from './git.ts';
+import { createRedactor, type Redact } from '../redact.ts';
+import { credentialSecrets } from './credentials.ts';
+import { GitError, type GitOptions, git } from './git.ts';
+import { HostError } from './hosts/host.ts';
 
 /** A run's private working copy; `remove()` deletes it whatever happened. */
 export interface Checkout {
@@ -10,44 +13,134 @@ export interface Checkout {
   branch: string;
   /** Whether the branch already existed on the remote (a follow-up run). */
   existing: boolean;
+  /** The commit the run started from: the run's own commits are those after it. */
+  base: string;
   remove(): Promise<void>;
 }
 
 export interface CheckoutOptions {
-  /** Clone URL (file:// for local repositories). */
+  /** Clone URL (file:// for local repositories), without credentials. */
   remote: string;
-  /** Base branch for a new head branch. */
+  /** Base branch (or tag) for a new head branch. */
   ref: string;
   branch: string;
   signal?: AbortSignal;
+  /** Credentials for git (see gitCredentialEnv); used for every command that talks to the remote. */
   env?: Record<string, string>;
+  /** Redacts git's messages; by default built from the credentials in `env`. */
+  redact?: Redact;
+  /** Where the temporary checkout is created (default: the system's temporary directory). */
+  tmpDir?: string;
+}
+
+interface Context {
+  env: Record<string, string> | undefined;
+  redact: Redact;
+}
+
+/** Credentials stay out of the Checkout object, so logging it can never leak them. */
+const contexts = new WeakMap<Checkout, Context>();
+
+const defaultRedact = (env: Record<string, string> | undefined): Redact =>
+  createRedactor(credentialSecrets(env));
+
+const gitReason = (error: GitError) => error.message.replace(/^git \S+ failed: /, '');
+
+/**
+ * The host error a git failure stands for, or the error itself when it is none of them.
+ * GitErrors are already redacted (git() got the redactor), so their text can be reused.
+ */
+export function classifyGitError(error: unknown): unknown {
+  if (!(error instanceof GitError)) return error;
+  const text = error.stderr;
+  const reason = gitReason(error);
+  if (
+    /could not read (username|password)|authentication failed|returned error: 401|HTTP Basic: Access denied|invalid username or password|bad credentials/i.test(
+      text,
+    )
+  ) {
+    return new HostError('host-auth-failed', `the code host rejected the credentials (${reason})`, {
+      cause: error,
+    });
+  }
+  if (
+    /returned error: 403|permission to \S+ denied|permission denied for (reading|writing)|not allowed to (push|access)|write access to repository not granted/i.test(
+      text,
+    )
+  ) {
+    return new HostError(
+      'host-permission-denied',
+      `the credentials may not do this on the repository (${reason})`,
+      { cause: error },
+    );
+  }
+  if (/repository '[^']*' not found|remote: repository not found/i.test(text)) {
+    return new HostError(
+      'host-permission-denied',
+      `the repository was not found, or the credentials may not see it (${reason})`,
+      { cause: error },
+    );
+  }
+  if (/remote branch \S+ not found in upstream|couldn't find remote ref/i.test(text)) {
+    return new HostError('ref-not-found', `the ref does not exist on the remote (${reason})`, {
+      cause: error,
+    });
+  }
+  return error;
+}
+
+async function removeDir(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
 }
 
 /**
  * Clones only what the run needs: the head branch if an earlier run pushed
  * it (follow-ups add commits to it), otherwise the tip of the base branch —
  * so the cost grows with what changes, not with the repository's history.
+ * On any failure, abort included, the directory is gone before this rejects.
  */
 export async function checkoutForRun(options: CheckoutOptions): Promise<Checkout> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'docwright-run-'));
-  const remove = () => rm(dir, { recursive: true, force: true });
-  const base: GitOptions = { signal: options.signal, env: options.env };
+  const dir = await mkdtemp(path.join(options.tmpDir ?? tmpdir(), 'docwright-run-'));
+  const remove = () => removeDir(dir);
+  const redact = options.redact ?? defaultRedact(options.env);
+  const base: GitOptions = { signal: options.signal, env: options.env, redact };
   try {
-    const heads = await git(
-      ['ls-remote', '--heads', '--', options.remote, `refs/heads/${options.branch}`],
-      base,
-    );
-    const existing = heads.trim() !== '';
+    const wanted = [`refs/heads/${options.branch}`, `refs/heads/${options.ref}`, `refs/tags/${options.ref}`];
+    const listed = await git(['ls-remote', '--', options.remote, ...wanted], base);
+    const refs = new Set(listed.split('\n').map((line) => line.split('\t')[1]?.trim()));
+    const existing = refs.has(wanted[0]);
+    if (!existing && !refs.has(wanted[1]) && !refs.has(wanted[2])) {
+      throw new HostError(
+        'ref-not-found',
+        `the ref ${JSON.stringify(options.ref)} does not exist on the remote`,
+      );
+    }
     const from = existing ? options.branch : options.ref;
     await git(
-      ['clone', '--quiet', '--depth', '1', '--single-branch', '--branch', from, '--', options.remote, dir],
+      [
+        'clone',
+        '--quiet',
+        '--depth',
+        '1',
+        '--single-branch',
+        '--no-tags',
+        '--branch',
+        from,
+        '--',
+        options.remote,
+        dir,
+      ],
       base,
     );
-    if (!existing) await git(['checkout', '--quiet', '-b', options.branch], { ...base, cwd: dir });
-    return { dir, branch: options.branch, existing, remove };
+    const local: GitOptions = { ...base, cwd: dir };
+    if (!existing) await git(['checkout', '--quiet', '-b', options.branch], local);
+    const head = (await git(['rev-parse', 'HEAD'], local)).trim();
+    const checkout: Checkout = { dir, branch: options.branch, existing, base: head, remove };
+    contexts.set(checkout, { env: options.env, redact });
+    return checkout;
   } catch (error) {
     await remove();
-    throw error;
+    throw classifyGitError(error);
   }
 }
 
@@ -62,7 +155,11 @@ export interface CommitOptions {
 /** Commits exactly `files`; returns false when they hold no change. */
 export async function commitFiles(checkout: Checkout, options: CommitOptions): Promise<boolean> {
   if (options.files.length === 0) return false;
-  const opts: GitOptions = { cwd: checkout.dir, signal: options.signal };
+  const opts: GitOptions = {
+    cwd: checkout.dir,
+    signal: options.signal,
+    redact: contexts.get(checkout)?.redact,
+  };
   await git(['add', '--all', '--', ...options.files.map((f) => `:(literal)${f}`)], opts);
   const staged = await git(['diff', '--cached', '--name-only', '-z'], opts);
   if (staged === '') return false;
@@ -85,14 +182,104 @@ export function commitMessage(title: string, summary: string): string {
   return `${title.trim()}\n\n${summary.trim()}\n\nGenerated-By: docwright\n`;
 }
 
-/** Pushes the head branch to the remote. */
-export async function pushBranch(
-  checkout: Checkout,
-  options: { remote?: string; signal?: AbortSignal; env?: Record<string, string> } = {},
-): Promise<void> {
-  await git(['push', '--quiet', options.remote ?? 'origin', `HEAD:refs/heads/${checkout.branch}`], {
-    cwd: checkout.dir,
-    signal: options.signal,
-    env: options.env,
-  });
+export interface PushOptions {
+  /** Remote name or URL (default `origin`, the URL the checkout was cloned from). */
+  remote?: string;
+  signal?: AbortSignal;
+  /** Credentials; default: those the checkout was made with. */
+  env?: Record<string, string>;
+  redact?: Redact;
+}
+
+/** A push refused because the remote branch is not an ancestor of ours (someone pushed meanwhile). */
+const isOutdated = (error: unknown) =>
+  error instanceof GitError && /\[rejected\].*\((fetch first|non-fast-forward)\)/.test(error.stderr);
+
+/**
+ * Pushes the head branch. If the remote branch moved since the checkout (another run or a
+ * person pushed to it), fetches its tip, replays the run's commits onto it and pushes once
+ * more; when they conflict or it moves again, fails with `push-rejected`.
+ */
+export async function pushBranch(checkout: Checkout, options: PushOptions = {}): Promise<void> {
+  const context = contexts.get(checkout);
+  const env = options.env ?? context?.env;
+  const redact = options.redact ?? context?.redact ?? defaultRedact(env);
+  const remote = options.remote ?? 'origin';
+  const opts: GitOptions = { cwd: checkout.dir, signal: options.signal, env, redact };
+  const push = () => git(['push', '--quiet', '--', remote, `HEAD:refs/heads/${checkout.branch}`], opts);
+  try {
+    await push();
+    return;
+  } catch (error) {
+    if (!isOutdated(error)) throw pushFailure(error, checkout.branch);
+  }
+  await rebaseOntoRemote(checkout, remote, opts);
+  try {
+    await push();
+  } catch (error) {
+    if (isOutdated(error)) {
+      throw new HostError(
+        'push-rejected',
+        `the remote branch ${checkout.branch} kept moving while the run pushed to it`,
+        { cause: error },
+      );
+    }
+    throw pushFailure(error, checkout.branch);
+  }
+}
+
+function pushFailure(error: unknown, branch: string): unknown {
+  if (error instanceof GitError && /\[remote rejected\]/.test(error.stderr)) {
+    return new HostError('push-rejected', `the host refused the push to ${branch} (${gitReason(error)})`, {
+      cause: error,
+    });
+  }
+  return classifyGitError(error);
+}
+
+/**
+ * Replays the commits after `checkout.base` onto the remote branch's tip. Only that tip is
+ * fetched (depth 1): replaying a commit needs its parent's tree and the new base's tree, not
+ * the history between them, so no deepening is required however far the branch moved.
+ */
+async function rebaseOntoRemote(checkout: Checkout, remote: string, opts: GitOptions): Promise<void> {
+  const tracking = `refs/docwright/remote/${checkout.branch}`;
+  try {
+    await git(
+      [
+        'fetch',
+        '--quiet',
+        '--no-tags',
+        '--depth',
+        '1',
+        '--',
+        remote,
+        `+refs/heads/${checkout.branch}:${tracking}`,
+      ],
+      opts,
+    );
+  } catch (error) {
+    throw classifyGitError(error);
+  }
+  // Rebasing rewrites the commits: keep the committer the run's commits were made with.
+  const [name = '', email = ''] = (await git(['log', '-1', '--format=%cn%x00%ce', 'HEAD'], opts))
+    .trim()
+    .split('\0');
+  const identity = { ...opts.env, GIT_COMMITTER_NAME: name, GIT_COMMITTER_EMAIL: email };
+  try {
+    await git(['rebase', '--quiet', '--no-autostash', '--onto', tracking, checkout.base], {
+      ...opts,
+      env: identity,
+    });
+  } catch (error) {
+    await git(['rebase', '--abort'], { ...opts, signal: undefined }).catch(() => {});
+    if (error instanceof GitError) {
+      throw new HostError(
+        'push-rejected',
+        `the remote branch ${checkout.branch} moved and the run's changes conflict with it`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
 }

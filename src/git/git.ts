@@ -19,21 +19,44 @@ export interface GitOptions {
   /** Extra environment, e.g. GIT_CONFIG_* carrying credentials. */
   env?: Record<string, string>;
   timeoutMs?: number;
+  /** Applied to a GitError's message and stderr (see src/redact.ts). */
+  redact?: (text: string) => string;
 }
+
+/** How long git gets to exit after SIGTERM before its process group is killed outright. */
+const KILL_GRACE_MS = 2_000;
+
+/** The line of git's stderr that says what went wrong (hints come after it). */
+const reason = (stderr: string): string =>
+  stderr
+    .trim()
+    .split('\n')
+    .filter((line) => !line.startsWith('hint:'))
+    .at(-1) ?? '';
 
 /**
  * Runs git without a terminal, without repository hooks, and without any
  * user or system configuration that could change its behaviour.
+ *
+ * git runs in its own process group: on abort or timeout the whole group
+ * (including transport helpers such as git-remote-https) is stopped, and the
+ * promise settles only once they are gone, so nothing writes into a checkout
+ * its caller is about to remove.
  */
 export function git(args: string[], options: GitOptions = {}): Promise<string> {
+  const redact = options.redact ?? ((text: string) => text);
   return new Promise((resolve, reject) => {
+    const signal = options.signal;
+    if (signal?.aborted) {
+      reject(abortError(signal));
+      return;
+    }
     const child = spawn(
       'git',
       ['-c', 'core.hooksPath=/dev/null', '-c', 'protocol.file.allow=always', ...args],
       {
         cwd: options.cwd,
-        signal: options.signal,
-        timeout: options.timeoutMs ?? 120_000,
+        detached: true,
         env: {
           ...process.env,
           GIT_TERMINAL_PROMPT: '0',
@@ -44,29 +67,67 @@ export function git(args: string[], options: GitOptions = {}): Promise<string> {
           LC_ALL: 'C',
           ...options.env,
         },
-        stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+        stdio: ['pipe', 'pipe', 'pipe'],
       },
     );
+    let stopped: Error | undefined;
+    let killTimer: NodeJS.Timeout | undefined;
+    const killGroup = (name: NodeJS.Signals) => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, name);
+      } catch {
+        // Already gone.
+      }
+    };
+    const stop = (error: Error) => {
+      if (stopped) return;
+      stopped = error;
+      killGroup('SIGTERM');
+      killTimer = setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS);
+    };
+    const onAbort = () => stop(abortError(signal!));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const timeoutMs = options.timeoutMs ?? 120_000;
+    const timer = setTimeout(
+      () => stop(new GitError(`git ${args[0]} timed out after ${timeoutMs} ms`, null, '')),
+      timeoutMs,
+    );
+    const settle = () => {
+      clearTimeout(timer);
+      clearTimeout(killTimer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+
     let stdout = '';
     let stderr = '';
-    child.stdout!.on('data', (chunk) => {
+    child.stdout.on('data', (chunk) => {
       stdout += chunk;
     });
-    child.stderr!.on('data', (chunk) => {
+    child.stderr.on('data', (chunk) => {
       stderr += chunk;
     });
-    child.on('error', (error) => reject(error));
-    child.on('close', (code) => {
-      if (code === 0) resolve(stdout);
-      else
-        reject(
-          new GitError(`git ${args[0]} failed: ${stderr.trim().split('\n').at(-1) ?? ''}`, code, stderr),
-        );
+    child.stdin.on('error', () => {
+      // git exited without reading its input; the exit status tells what happened.
     });
-    if (options.input !== undefined && child.stdin) {
-      // A git that exits before reading its input closes the pipe; the exit code tells what happened.
-      child.stdin.on('error', () => {});
-      child.stdin.end(options.input);
-    }
+    child.on('error', (error) => {
+      // Only a failure to start settles here; otherwise 'close' follows.
+      if (child.pid !== undefined) return;
+      settle();
+      reject(error);
+    });
+    // 'close' comes once every process holding git's output (helpers too) has exited.
+    child.on('close', (code) => {
+      settle();
+      if (stopped) reject(stopped);
+      else if (code === 0) resolve(stdout);
+      else reject(new GitError(redact(`git ${args[0]} failed: ${reason(stderr)}`), code, redact(stderr)));
+    });
+    child.stdin.end(options.input ?? '');
   });
+}
+
+function abortError(signal: AbortSignal): Error {
+  const error = new Error('The operation was aborted', { cause: signal.reason });
+  error.name = 'AbortError';
+  return Object.assign(error, { code: 'ABORT_ERR' });
 }

@@ -1,0 +1,151 @@
+/**
+ * Removes secrets from text before it reaches a log line, a job event or an error. Logging
+ * code keeps secrets out in the first place; this is the second line.
+ */
+
+export type Redact = (text: string) => string;
+
+export const REDACTED = '[redacted]';
+
+/** Secrets shorter than this are ignored: replacing two-letter strings would wreck every message. */
+const MIN_SECRET_LENGTH = 4;
+/** Base64 fragments shorter than this are not searched for (they would match by chance). */
+const MIN_FRAGMENT_LENGTH = 8;
+
+/** User names code hosts pair with a token in HTTP Basic credentials. */
+const TOKEN_USERS = ['x-access-token', 'oauth2', 'git', 'token', 'x-token-auth', 'x-oauth-basic', 'user'];
+
+/** `scheme://userinfo@` — whatever the userinfo holds. */
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@'"<>]+@/gi;
+
+const BASE64_CHAR = /[A-Za-z0-9+/_-]/;
+
+const base64 = (bytes: Buffer) => bytes.toString('base64');
+const base64url = (bytes: Buffer) => bytes.toString('base64url');
+
+/**
+ * The parts of base64 encodings of any byte string containing `secret` that depend on the
+ * secret alone: one per alignment of the secret within 3-byte groups. Every base64 encoding
+ * of `anything + secret + anything` contains one of them, whatever the prefix (a user name).
+ */
+function base64Fragments(secret: Buffer): string[] {
+  const fragments: string[] = [];
+  for (let offset = 0; offset < 3; offset++) {
+    const padded = Buffer.concat([Buffer.alloc(offset), secret]);
+    const start = Math.ceil((8 * offset) / 6);
+    const end = Math.floor((8 * (offset + secret.length)) / 6);
+    for (const encode of [base64, base64url]) {
+      const fragment = encode(padded).slice(start, end);
+      if (fragment.length >= MIN_FRAGMENT_LENGTH) fragments.push(fragment);
+    }
+  }
+  return fragments;
+}
+
+/** Every occurrence of `needle` in `text`, as [start, end) ranges. */
+function occurrences(text: string, needle: string, ranges: [number, number][]): void {
+  for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
+    ranges.push([at, at + needle.length]);
+  }
+}
+
+/**
+ * A function that replaces, in any text: each secret; its base64 and base64url forms, those
+ * of `user:secret` for any user name (the whole base64 run around it goes, e.g. a Basic
+ * header's credential), and its URL-encoded form; and the userinfo of any `scheme://user:pass@`
+ * URL — each with `[redacted]`.
+ */
+export function createRedactor(secrets: readonly string[]): Redact {
+  const literal = new Set<string>();
+  const fragments = new Set<string>();
+  for (const secret of secrets) {
+    if (typeof secret !== 'string' || secret.length < MIN_SECRET_LENGTH) continue;
+    literal.add(secret);
+    literal.add(encodeURIComponent(secret));
+    const bytes = Buffer.from(secret, 'utf8');
+    literal.add(base64(bytes));
+    literal.add(base64url(bytes));
+    for (const user of TOKEN_USERS) {
+      const pair = Buffer.from(`${user}:${secret}`, 'utf8');
+      // The credential of a Basic header (`Basic <this>`).
+      literal.add(base64(pair));
+    }
+    for (const fragment of base64Fragments(bytes)) fragments.add(fragment);
+  }
+
+  return (text: string): string => {
+    if (typeof text !== 'string' || text === '') return text;
+    const ranges: [number, number][] = [];
+    for (const needle of literal) occurrences(text, needle, ranges);
+    for (const fragment of fragments) {
+      for (let at = text.indexOf(fragment); at >= 0; at = text.indexOf(fragment, at + 1)) {
+        // Widen to the whole base64 run (and its padding) the fragment sits in.
+        let start = at;
+        while (start > 0 && BASE64_CHAR.test(text[start - 1]!)) start--;
+        let end = at + fragment.length;
+        while (end < text.length && BASE64_CHAR.test(text[end]!)) end++;
+        while (end < text.length && text[end] === '=') end++;
+        ranges.push([start, end]);
+      }
+    }
+    let result = text;
+    if (ranges.length > 0) {
+      ranges.sort((a, b) => a[0] - b[0]);
+      let out = '';
+      let cursor = 0;
+      let open: [number, number] | null = null;
+      for (const range of ranges) {
+        if (open && range[0] <= open[1]) {
+          open[1] = Math.max(open[1], range[1]);
+          continue;
+        }
+        if (open) {
+          out += text.slice(cursor, open[0]) + REDACTED;
+          cursor = open[1];
+        }
+        open = [range[0], range[1]];
+      }
+      if (open) out += text.slice(cursor, open[0]) + REDACTED;
+      result = out + text.slice(open ? open[1] : cursor);
+    }
+    return result.replace(URL_USERINFO, `$1${REDACTED}@`);
+  };
+}
+
+/**
+ * A copy of `value` with `redact` applied to every string in it: object keys' values, array
+ * items, and errors (message, stack, cause and own properties; the copy keeps the error's
+ * class, so `instanceof` and `code` still work). Other objects (Dates, Buffers…) are kept.
+ */
+export function redactDeep<T>(value: T, redact: Redact): T {
+  const seen = new WeakMap<object, unknown>();
+  const walk = (item: unknown, depth: number): unknown => {
+    if (typeof item === 'string') return redact(item);
+    if (item === null || typeof item !== 'object' || depth > 32) return item;
+    if (seen.has(item)) return seen.get(item);
+    if (Array.isArray(item)) {
+      const copy: unknown[] = [];
+      seen.set(item, copy);
+      for (const element of item) copy.push(walk(element, depth + 1));
+      return copy;
+    }
+    if (item instanceof Error) {
+      const copy = Object.create(Object.getPrototypeOf(item)) as Record<string, unknown>;
+      seen.set(item, copy);
+      for (const key of Reflect.ownKeys(item)) {
+        const { enumerable } = Object.getOwnPropertyDescriptor(item, key)!;
+        // Read accessors (V8's `stack`) too, and store plain values.
+        const element = walk(Reflect.get(item, key), depth + 1);
+        Object.defineProperty(copy, key, { value: element, enumerable, writable: true, configurable: true });
+      }
+      return copy;
+    }
+    const prototype = Object.getPrototypeOf(item);
+    if (prototype !== Object.prototype && prototype !== null) return item;
+    const copy: Record<string, unknown> = prototype === null ? Object.create(null) : {};
+    seen.set(item, copy);
+    for (const [key, element] of Object.entries(item)) copy[key] = walk(element, depth + 1);
+    return copy;
+  };
+  return walk(value, 0) as T;
+}
