@@ -265,6 +265,23 @@ export interface FailureContext {
   secrets: Iterable<string | undefined>;
 }
 
+/** Binds a host's name and secrets, so each call site names only what it was doing. */
+export function failureContexts(host: string, secrets: Iterable<string | undefined>) {
+  return (
+    action: string,
+    fallback: HostErrorCode,
+    notFound: HostErrorCode,
+    notFoundMessage?: string,
+  ): FailureContext => ({
+    host,
+    action,
+    fallback,
+    notFound,
+    notFoundMessage,
+    secrets,
+  });
+}
+
 /** The stable error for a failure; never carries a secret, nor the HTTP client's request. */
 export function toHostError(error: unknown, context: FailureContext): HostError {
   if (error instanceof HostError) return error;

@@ -6,7 +6,7 @@ import type { ProjectSecrets } from '../../projects/projects.ts';
 import {
   type Answer,
   type ApiCodeHost,
-  type FailureContext,
+  failureContexts,
   type GitCredentials,
   type HostOptions,
   type HostProject,
@@ -19,7 +19,7 @@ import {
   trimSlash,
   withRetry,
 } from './common.ts';
-import { HostError, type HostErrorCode, type PullRequestInput } from './host.ts';
+import { HostError, type PullRequestInput } from './host.ts';
 
 /** Gitea ignores the user name when the password is an access token; any name works. */
 export const GITEA_GIT_USERNAME = 'docwright';
@@ -72,19 +72,7 @@ export function createGiteaHost(
   const secretValues = [secrets.token];
   const repoPath = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`;
 
-  const context = (
-    action: string,
-    fallback: HostErrorCode,
-    notFound: HostErrorCode,
-    notFoundMessage?: string,
-  ): FailureContext => ({
-    host: hostName,
-    action,
-    fallback,
-    notFound,
-    notFoundMessage,
-    secrets: secretValues,
-  });
+  const context = failureContexts(hostName, secretValues);
 
   function request(
     method: string,

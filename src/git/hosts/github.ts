@@ -9,7 +9,7 @@ import type { ProjectSecrets } from '../../projects/projects.ts';
 import {
   type ApiCodeHost,
   apiMessage,
-  type FailureContext,
+  failureContexts,
   type GitCredentials,
   type HostOptions,
   type HostProject,
@@ -22,7 +22,7 @@ import {
   trimSlash,
   withRetry,
 } from './common.ts';
-import { HostError, type HostErrorCode, type PullRequestInput } from './host.ts';
+import { HostError, type PullRequestInput } from './host.ts';
 
 /** The user name git sends with a token (personal or installation) over HTTPS. */
 export const GITHUB_GIT_USERNAME = 'x-access-token';
@@ -118,19 +118,7 @@ export function createGitHubHost(
   const partialApp =
     !app && Boolean(secrets.githubAppId || secrets.githubPrivateKey || secrets.githubInstallationId);
 
-  const context = (
-    action: string,
-    fallback: HostErrorCode,
-    notFound: HostErrorCode,
-    notFoundMessage?: string,
-  ): FailureContext => ({
-    host: hostName,
-    action,
-    fallback,
-    notFound,
-    notFoundMessage,
-    secrets: secretValues,
-  });
+  const context = failureContexts(hostName, secretValues);
 
   let installation: Installation | undefined;
   let minting: Promise<Installation> | undefined;

@@ -15,7 +15,7 @@ import { MergeRequests, Projects } from '@gitbeaker/rest';
 import type { ProjectSecrets } from '../../projects/projects.ts';
 import {
   type ApiCodeHost,
-  type FailureContext,
+  failureContexts,
   type GitCredentials,
   type HostOptions,
   type HostProject,
@@ -28,7 +28,7 @@ import {
   trimSlash,
   withRetry,
 } from './common.ts';
-import { HostError, type HostErrorCode, type PullRequestInput } from './host.ts';
+import { HostError, type PullRequestInput } from './host.ts';
 
 /** The user name git sends with a GitLab access token over HTTPS. */
 export const GITLAB_GIT_USERNAME = 'oauth2';
@@ -80,19 +80,7 @@ export function createGitLabHost(
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const secretValues = [secrets.token];
 
-  const context = (
-    action: string,
-    fallback: HostErrorCode,
-    notFound: HostErrorCode,
-    notFoundMessage?: string,
-  ): FailureContext => ({
-    host: hostName,
-    action,
-    fallback,
-    notFound,
-    notFoundMessage,
-    secrets: secretValues,
-  });
+  const context = failureContexts(hostName, secretValues);
 
   /** gitbeaker's request plumbing (auth headers, decamelised query) ending in our fetch. */
   function requesterFn(signal?: AbortSignal): (resourceOptions: ResourceOptions) => RequesterType {
