@@ -159,9 +159,49 @@ describe('GitHub host', () => {
       created: false,
       notes: [],
     });
-    const posts = github.requests.slice(before).filter((r) => r.method === 'POST');
-    assert.equal(posts.length, 1, 'one create, answered 422');
+    const creates = github.requests
+      .slice(before)
+      .filter((r) => r.method === 'POST' && r.path.endsWith('/pulls'));
+    assert.equal(creates.length, 1, 'one create, answered 422');
     assert.equal(github.repo('octo/docs').pulls.filter((p) => p.head === branch).length, 1);
+  });
+
+  test('after "already exists", a lookup that lags behind the write is tried again before giving up', async () => {
+    const branch = nextBranch();
+    const existing = github.openPull('octo/docs', { head: branch, title: 'Opened by a concurrent run' });
+    // The lookup before the create and the first one after the 422 both miss it.
+    github.answerNext({ method: 'GET', path: /\/pulls$/ }, { status: 200, body: [] });
+    github.answerNext({ method: 'GET', path: /\/pulls$/ }, { status: 200, body: [] });
+    const pr = await host().ensurePullRequest(prInput(branch, { labels: [] }));
+    assert.deepEqual([pr.number, pr.created], [existing.number, false]);
+    assert.equal(github.repo('octo/docs').pulls.filter((p) => p.head === branch).length, 1);
+  });
+
+  test('a create that went through but whose answer was lost still gets its labels', async () => {
+    const branch = nextBranch();
+    github.repo('octo/docs').branches.add(branch);
+    // GitHub opens the pull request, then the answer is lost (a proxy's 502): the retry is told it already exists.
+    let lost = false;
+    const lossy: typeof fetch = async (input, init) => {
+      const answer = await fetch(input, init);
+      if (!lost && init?.method === 'POST' && String(input).endsWith('/pulls')) {
+        lost = true;
+        return new Response('{"message":"Bad Gateway"}', {
+          status: 502,
+          headers: { 'content-type': 'application/json' },
+        });
+      }
+      return answer;
+    };
+    const pr = await host({ token: SECRETS.github }, { ...FAST, fetch: lossy }).ensurePullRequest(
+      prInput(branch),
+    );
+    assert.ok(lost);
+    const pulls = github.repo('octo/docs').pulls.filter((p) => p.head === branch);
+    assert.equal(pulls.length, 1);
+    assert.equal(pr.number, pulls[0]?.number);
+    assert.deepEqual(pulls[0]?.labels, ['docs', 'automated']);
+    assert.deepEqual(pr.notes, []);
   });
 
   test('rejected credentials are host-auth-failed', async () => {
@@ -695,6 +735,17 @@ describe('Gitea host', () => {
     const pr = await host().ensurePullRequest(prInput(branch, { labels: [] }));
     assert.deepEqual(pr, { ...winner, created: false });
     assert.equal(gitea.requests.slice(before).filter((r) => r.method === 'POST').length, 1);
+    assert.equal(gitea.repo('octo/docs').pulls.filter((p) => p.head === branch).length, 1);
+  });
+
+  test('409 followed by a lookup that misses (a lagging list) looks again', async () => {
+    const branch = nextBranch();
+    gitea.repo('octo/docs').branches.add(branch);
+    const winner = await host().ensurePullRequest(prInput(branch, { labels: [] }));
+    gitea.answerNext({ method: 'GET', path: /\/pulls$/ }, { status: 200, body: [] });
+    gitea.answerNext({ method: 'GET', path: /\/pulls$/ }, { status: 200, body: [] });
+    const pr = await host().ensurePullRequest(prInput(branch, { labels: [] }));
+    assert.deepEqual(pr, { ...winner, created: false });
     assert.equal(gitea.repo('octo/docs').pulls.filter((p) => p.head === branch).length, 1);
   });
 

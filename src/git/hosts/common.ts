@@ -1,37 +1,22 @@
 /**
- * What the code-host implementations share: the HTTP failure they classify,
- * retries with backoff, the mapping to stable `HostError` codes, redaction of
- * secrets, and the parsing of repository URLs.
+ * What the code-host implementations share above HTTP (http.ts): their
+ * options and types, the idempotent "open or reuse" pull request flow, the
+ * mapping of failures to stable `HostError` codes, and the parsing of
+ * repository URLs.
  */
 import type { ProjectView } from '../../projects/projects.ts';
 import {
+  type AccessReport,
   type CodeHost,
   HostError,
   type HostErrorCode,
   type PullRequest,
   type PullRequestInput,
 } from './host.ts';
+import { DEFAULT_RETRY, HttpFailure, hintedDelayMs, type RetryPolicy, redact, sleep } from './http.ts';
 
 /** The project fields a host needs. */
 export type HostProject = Pick<ProjectView, 'host' | 'repository' | 'apiUrl'>;
-
-export interface RetryPolicy {
-  /** Tries in all, the first included. */
-  attempts: number;
-  /** First backoff; doubled each retry (with jitter). */
-  baseDelayMs: number;
-  /** Longest wait between tries; a host asking for longer (Retry-After) fails as retryable instead. */
-  maxDelayMs: number;
-  /** Per-request timeout; a request that takes longer counts as a network failure. */
-  timeoutMs: number;
-}
-
-export const DEFAULT_RETRY: RetryPolicy = {
-  attempts: 4,
-  baseDelayMs: 500,
-  maxDelayMs: 30_000,
-  timeoutMs: 30_000,
-};
 
 export interface HostOptions {
   /** The fetch the host's HTTP client uses (tests, proxies). */
@@ -55,200 +40,16 @@ export interface HostPullRequest extends PullRequest {
   notes: string[];
 }
 
+export function retryPolicy(options: HostOptions): RetryPolicy {
+  return { ...DEFAULT_RETRY, ...options.retry };
+}
+
 /** A code host with an HTTP API (every kind but `local`). */
 export interface ApiCodeHost extends CodeHost {
   readonly kind: 'github' | 'gitlab' | 'gitea';
   ensurePullRequest(input: PullRequestInput, signal?: AbortSignal): Promise<HostPullRequest>;
   /** The credentials git should use, or null when the project has none (public read only). */
   gitCredentials(signal?: AbortSignal): Promise<GitCredentials | null>;
-}
-
-/**
- * A failed HTTP exchange, already stripped of anything secret: the status
- * (undefined when no answer came: network error, timeout), the answer's
- * headers and the API's own message.
- */
-export class HttpFailure extends Error {
-  readonly status: number | undefined;
-  readonly headers: Record<string, string>;
-  readonly body: unknown;
-  /** A rate limit answered with a status that is not 429 (GitHub's 403). */
-  readonly rateLimited: boolean;
-  constructor(
-    status: number | undefined,
-    message: string,
-    options: { headers?: Record<string, string>; body?: unknown; rateLimited?: boolean } = {},
-  ) {
-    super(message);
-    this.name = 'HttpFailure';
-    this.status = status;
-    this.headers = options.headers ?? {};
-    this.body = options.body;
-    this.rateLimited = options.rateLimited ?? false;
-  }
-
-  /** Network errors, timeouts, rate limits and 5xx answers may go away if tried again. */
-  get retryable(): boolean {
-    const status = this.status;
-    return status === undefined || status === 429 || status >= 500 || this.rateLimited;
-  }
-}
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-
-/** How long the host asked us to wait (Retry-After, or a rate-limit reset time), in ms. */
-export function hintedDelayMs(headers: Record<string, string>, now = Date.now()): number | undefined {
-  const retryAfter = headers['retry-after'];
-  if (retryAfter !== undefined) {
-    const seconds = Number(retryAfter);
-    if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-    const date = Date.parse(retryAfter);
-    if (Number.isFinite(date)) return Math.max(0, date - now);
-  }
-  const remaining = headers['x-ratelimit-remaining'] ?? headers['ratelimit-remaining'];
-  const reset = headers['x-ratelimit-reset'] ?? headers['ratelimit-reset'];
-  if (remaining === '0' && reset !== undefined && Number.isFinite(Number(reset))) {
-    return Math.max(0, Number(reset) * 1000 - now);
-  }
-  return undefined;
-}
-
-export function retryPolicy(options: HostOptions): RetryPolicy {
-  return { ...DEFAULT_RETRY, ...options.retry };
-}
-
-/**
- * Runs `operation`, trying again on retryable `HttpFailure`s with exponential
- * backoff (or the wait the host asked for), at most `policy.attempts` times.
- */
-export async function withRetry<T>(
-  operation: () => Promise<T>,
-  policy: RetryPolicy,
-  signal?: AbortSignal,
-): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await operation();
-    } catch (error) {
-      if (!(error instanceof HttpFailure) || !error.retryable || attempt >= policy.attempts) throw error;
-      if (signal?.aborted) throw signal.reason;
-      const hinted = hintedDelayMs(error.headers);
-      if (hinted !== undefined && hinted > policy.maxDelayMs) throw error;
-      const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
-      await sleep(hinted ?? backoff * (0.5 + Math.random() / 2), signal);
-    }
-  }
-}
-
-/** Replaces every known secret in `text`. */
-export function redact(text: string, secrets: Iterable<string | undefined>): string {
-  let result = text;
-  for (const secret of secrets) {
-    if (secret && secret.length >= 4) result = result.split(secret).join('[REDACTED]');
-  }
-  return result;
-}
-
-/** The human message inside an API error body (GitHub, GitLab and Gitea shapes). */
-export function apiMessage(body: unknown): string {
-  if (typeof body === 'string') return body.trim().slice(0, 500);
-  if (typeof body !== 'object' || body === null) return '';
-  if (Array.isArray(body)) {
-    // Gitea's binding errors: [{ fieldNames, classification, message }].
-    return body
-      .map((item) => {
-        const e = (item ?? {}) as Record<string, unknown>;
-        const fields = Array.isArray(e.fieldNames) ? `${e.fieldNames.join(', ')}: ` : '';
-        return `${fields}${String(e.message ?? e.classification ?? '')}`;
-      })
-      .join('; ')
-      .slice(0, 500);
-  }
-  const record = body as Record<string, unknown>;
-  const parts: string[] = [];
-  for (const key of ['message', 'error', 'error_description']) {
-    const value = record[key];
-    if (typeof value === 'string') parts.push(value);
-    else if (Array.isArray(value)) parts.push(value.map(String).join('; '));
-    else if (value && typeof value === 'object') parts.push(JSON.stringify(value));
-    if (parts.length > 0) break;
-  }
-  // GitHub's validation errors: [{ resource, field, code, message? }].
-  if (Array.isArray(record.errors)) {
-    for (const item of record.errors) {
-      if (typeof item === 'string') parts.push(item);
-      else if (item && typeof item === 'object') {
-        const e = item as Record<string, unknown>;
-        if (typeof e.message === 'string') parts.push(e.message);
-        else if (e.field !== undefined) parts.push(`${String(e.field)} ${String(e.code ?? 'invalid')}`);
-      }
-    }
-  }
-  return parts.join(': ').slice(0, 500);
-}
-
-export interface Answer {
-  status: number;
-  headers: Record<string, string>;
-  body: unknown;
-}
-
-/**
- * One HTTP exchange with a JSON API: answers ≥ 400 and network failures become
- * `HttpFailure`s; the caller's abort is passed through as is.
- */
-export async function sendJson(
-  fetchImpl: typeof fetch,
-  url: URL | string,
-  init: { method: string; headers: Record<string, string>; body?: string | undefined },
-  options: { signal?: AbortSignal | undefined; timeoutMs: number; secrets: Iterable<string | undefined> },
-): Promise<Answer> {
-  const timeout = AbortSignal.timeout(options.timeoutMs);
-  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-  let response: Response;
-  let text: string;
-  try {
-    response = await fetchImpl(url, { ...init, signal });
-    text = await response.text();
-  } catch (error) {
-    if (options.signal?.aborted) throw options.signal.reason;
-    const reason = timeout.aborted
-      ? `no answer within ${options.timeoutMs} ms`
-      : error instanceof Error
-        ? ((error.cause as Error | undefined)?.message ?? error.message)
-        : String(error);
-    throw new HttpFailure(undefined, redact(reason, options.secrets));
-  }
-  const headers: Record<string, string> = {};
-  for (const [name, value] of response.headers) headers[name] = value;
-  let body: unknown = text;
-  if ((headers['content-type'] ?? '').includes('json') && text !== '') {
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = text;
-    }
-  }
-  if (response.status >= 400) {
-    const message = apiMessage(body) || response.statusText || `HTTP ${response.status}`;
-    throw new HttpFailure(response.status, redact(message, options.secrets), { headers, body });
-  }
-  return { status: response.status, headers, body };
 }
 
 export interface FailureContext {
@@ -263,23 +64,6 @@ export interface FailureContext {
   /** Said after a 404. */
   notFoundMessage?: string;
   secrets: Iterable<string | undefined>;
-}
-
-/** Binds a host's name and secrets, so each call site names only what it was doing. */
-export function failureContexts(host: string, secrets: Iterable<string | undefined>) {
-  return (
-    action: string,
-    fallback: HostErrorCode,
-    notFound: HostErrorCode,
-    notFoundMessage?: string,
-  ): FailureContext => ({
-    host,
-    action,
-    fallback,
-    notFound,
-    notFoundMessage,
-    secrets,
-  });
 }
 
 /** The stable error for a failure; never carries a secret, nor the HTTP client's request. */
@@ -326,6 +110,133 @@ export function toHostError(error: unknown, context: FailureContext): HostError 
     return new HostError(context.notFound, `${prefix}: not found (404)${what}${detail}`, { cause });
   }
   return new HostError(context.fallback, `${prefix}: HTTP ${status}${detail}`, { cause });
+}
+
+/** A pull request as a host's lookup or create returns it. */
+export type PullRequestRef = Pick<PullRequest, 'url' | 'number'>;
+
+/**
+ * How `openOrReusePullRequest` came by the pull request: `found` by the
+ * lookup (nothing created), `created` by this call, or `conflict`: the host
+ * refused the create because one already exists, and the lookup after found
+ * it. A `conflict` may be another run's pull request or this call's own, when
+ * a create went through but its answer was lost and the retry was refused.
+ */
+export type PullRequestOutcome = 'found' | 'created' | 'conflict';
+
+/** How often the pull request is looked up after "already exists" before the host's refusal is final. */
+const LOOKUPS_AFTER_CONFLICT = 3;
+
+/**
+ * Opens the pull request for a branch at most once, however often it is
+ * asked: looks up the open one first, creates only when there is none, and
+ * takes the host's "already exists" refusal as success with the one that
+ * exists.
+ *
+ * Why: every run of a job pushes to the same branch, and a retried job, a
+ * follow-up message or a retried create (after a 5xx, the create may have
+ * gone through) must never open a second pull request. The lookup alone is
+ * not enough: two runs can both miss and both create, and the loser's
+ * create is refused; nor is the first lookup after the refusal, since a
+ * host's list can lag behind the write that refused us, so it is tried
+ * again with the retry policy's backoff. If the pull request still cannot
+ * be found, the refusal itself is thrown.
+ *
+ * What differs per host stays in the host: `create` holds its fallbacks
+ * (GitHub's ready pull request where drafts are refused, branch errors as
+ * `ref-not-found`) and must let the "already exists" failure out unchanged;
+ * labels that are not part of the create are the caller's, by `outcome`.
+ */
+export async function openOrReusePullRequest(steps: {
+  /** The open pull request from the head branch, or undefined. */
+  find: () => Promise<PullRequestRef | undefined>;
+  create: () => Promise<PullRequestRef>;
+  /** Whether a failure of `create` is the host saying an open one already exists. */
+  isAlreadyExists: (error: unknown) => boolean;
+  policy: RetryPolicy;
+  signal?: AbortSignal | undefined;
+}): Promise<PullRequestRef & { outcome: PullRequestOutcome }> {
+  const existing = await steps.find();
+  if (existing) return { ...existing, outcome: 'found' };
+  try {
+    return { ...(await steps.create()), outcome: 'created' };
+  } catch (error) {
+    if (!steps.isAlreadyExists(error)) throw error;
+    const { baseDelayMs, maxDelayMs } = steps.policy;
+    for (let lookup = 1; lookup <= LOOKUPS_AFTER_CONFLICT; lookup++) {
+      if (lookup > 1) await sleep(Math.min(maxDelayMs, baseDelayMs * 2 ** (lookup - 2)), steps.signal);
+      const found = await steps.find();
+      if (found) return { ...found, outcome: 'conflict' };
+    }
+    throw error;
+  }
+}
+
+/**
+ * A host's failure mapping, bound to its display name, repository and
+ * secrets, so that call sites name only what they were doing; and the two
+ * repository-level wrappers every API host puts around `ensurePullRequest`
+ * and `checkAccess`.
+ */
+export function hostFailures(options: {
+  /** e.g. `GitHub (api.github.com)`. */
+  host: string;
+  /** e.g. `octo/docs`. */
+  repository: string;
+  secrets: Iterable<string | undefined>;
+  /** What the host calls a pull request. */
+  noun: 'pull request' | 'merge request';
+  /** Said after a 404 for the repository (default: `<repository> does not exist or these credentials cannot see it`). */
+  missing?: string;
+}) {
+  const { host, repository, secrets, noun } = options;
+  // Hosts answer 404, not 403, for a private repository the credentials may not see: a 404 cannot tell the two apart.
+  const missing = options.missing ?? `${repository} does not exist or these credentials cannot see it`;
+  const context = (
+    action: string,
+    fallback: HostErrorCode,
+    notFound: HostErrorCode,
+    notFoundMessage?: string,
+  ): FailureContext => ({ host, action, fallback, notFound, notFoundMessage, secrets });
+
+  return {
+    context,
+
+    /** Runs `ensurePullRequest`'s body; any failure comes out as a `HostError`, the caller's abort as is. */
+    async pullRequest<T>(input: PullRequestInput, signal: AbortSignal | undefined, run: () => Promise<T>) {
+      try {
+        return await run();
+      } catch (error) {
+        // A cancelled job is not a host failure.
+        if (signal?.aborted) throw signal.reason;
+        const action = `open a ${noun} for ${input.branch} in ${repository}`;
+        throw toHostError(error, context(action, 'pr-create-failed', 'host-permission-denied', missing));
+      }
+    },
+
+    /** Runs `checkAccess`'s body; a failure is reported, not thrown, so that doctor can say what is wrong. */
+    async access(signal: AbortSignal | undefined, run: () => Promise<AccessReport>): Promise<AccessReport> {
+      try {
+        return await run();
+      } catch (error) {
+        if (signal?.aborted) throw signal.reason;
+        const failure = toHostError(
+          error,
+          context(`read ${repository}`, 'host-permission-denied', 'host-permission-denied', missing),
+        );
+        return { read: false, push: false, detail: `${failure.code}: ${failure.message}` };
+      }
+    },
+
+    /** A create refused for its head or base branch: `ref-not-found` (was the branch pushed?), not a generic failure. */
+    branchNotFound(input: PullRequestInput, failure: HttpFailure): HostError {
+      return new HostError(
+        'ref-not-found',
+        `could not open a ${noun} from ${input.branch} into ${input.base} on ${host}: ${failure.message}`,
+        { cause: new HttpFailure(failure.status, failure.message) },
+      );
+    },
+  };
 }
 
 export interface RemoteRepository {

@@ -4,22 +4,21 @@
  */
 import type { ProjectSecrets } from '../../projects/projects.ts';
 import {
-  type Answer,
   type ApiCodeHost,
-  failureContexts,
   type GitCredentials,
   type HostOptions,
   type HostProject,
   type HostPullRequest,
-  HttpFailure,
+  hostFailures,
+  openOrReusePullRequest,
+  type PullRequestRef,
   parseRemoteRepository,
   retryPolicy,
-  sendJson,
   toHostError,
   trimSlash,
-  withRetry,
 } from './common.ts';
-import { HostError, type PullRequestInput } from './host.ts';
+import type { PullRequestInput } from './host.ts';
+import { type Answer, HttpFailure, sendJson, withRetry } from './http.ts';
 
 /** Gitea ignores the user name when the password is an access token; any name works. */
 export const GITEA_GIT_USERNAME = 'docwright';
@@ -72,7 +71,12 @@ export function createGiteaHost(
   const secretValues = [secrets.token];
   const repoPath = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`;
 
-  const context = failureContexts(hostName, secretValues);
+  const failures = hostFailures({
+    host: hostName,
+    repository: fullName,
+    secrets: secretValues,
+    noun: 'pull request',
+  });
 
   function request(
     method: string,
@@ -114,7 +118,7 @@ export function createGiteaHost(
     return items;
   }
 
-  async function findOpen(branch: string, signal?: AbortSignal) {
+  async function findOpen(branch: string, signal?: AbortSignal): Promise<PullRequestRef | undefined> {
     const pulls = await list<PullRequest>(`${repoPath}/pulls`, { state: 'open' }, signal);
     const pr = pulls.find(
       (p) =>
@@ -132,7 +136,10 @@ export function createGiteaHost(
       labels = await list<Label>(`${repoPath}/labels`, {}, signal);
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      const failure = toHostError(error, context('list labels', 'pr-create-failed', 'pr-create-failed'));
+      const failure = toHostError(
+        error,
+        failures.context('list labels', 'pr-create-failed', 'pr-create-failed'),
+      );
       notes.push(`the labels were not added: ${failure.message}`);
       return [];
     }
@@ -147,10 +154,12 @@ export function createGiteaHost(
     return ids;
   }
 
-  async function openPullRequest(input: PullRequestInput, signal?: AbortSignal): Promise<HostPullRequest> {
-    const existing = await findOpen(input.branch, signal);
-    if (existing) return { ...existing, created: false, notes: [] };
-    const notes: string[] = [];
+  /** Labels (by id) and the draft marker travel with the create; skipped labels leave a note. */
+  async function create(
+    input: PullRequestInput,
+    notes: string[],
+    signal?: AbortSignal,
+  ): Promise<PullRequestRef> {
     const labels = await labelIds(input.labels, notes, signal);
     const title =
       input.draft && !/^(wip:|\[wip\])/i.test(input.title)
@@ -168,24 +177,30 @@ export function createGiteaHost(
         signal,
       });
       const pr = answer.body as PullRequest;
-      return { url: pr.html_url, number: pr.number, created: true, notes };
+      return { url: pr.html_url, number: pr.number };
     } catch (error) {
-      if (!(error instanceof HttpFailure)) throw error;
-      if (error.status === 409) {
-        // "pull request already exists for these targets": another run won.
-        const found = await findOpen(input.branch, signal);
-        if (found) return { ...found, created: false, notes };
-      }
       // The repository answered the lookup, so a 404 here is about a branch.
-      if (error.status === 404 || (error.status === 422 && /branch/i.test(error.message))) {
-        throw new HostError(
-          'ref-not-found',
-          `could not open a pull request from ${input.branch} into ${input.base} on ${hostName}: ${error.message}`,
-          { cause: new HttpFailure(error.status, error.message) },
-        );
+      if (
+        error instanceof HttpFailure &&
+        (error.status === 404 || (error.status === 422 && /branch/i.test(error.message)))
+      ) {
+        throw failures.branchNotFound(input, error);
       }
       throw error;
     }
+  }
+
+  async function openPullRequest(input: PullRequestInput, signal?: AbortSignal): Promise<HostPullRequest> {
+    const notes: string[] = [];
+    const { outcome, ...pr } = await openOrReusePullRequest({
+      find: () => findOpen(input.branch, signal),
+      create: () => create(input, notes, signal),
+      // Gitea's and Forgejo's only 409 here: "pull request already exists for these targets".
+      isAlreadyExists: (error) => error instanceof HttpFailure && error.status === 409,
+      policy,
+      signal,
+    });
+    return { ...pr, created: outcome === 'created', notes };
   }
 
   return {
@@ -199,25 +214,12 @@ export function createGiteaHost(
       return secrets.token ? { username: GITEA_GIT_USERNAME, token: secrets.token } : null;
     },
 
-    async ensurePullRequest(input, signal) {
-      try {
-        return await openPullRequest(input, signal);
-      } catch (error) {
-        if (signal?.aborted) throw signal.reason;
-        throw toHostError(
-          error,
-          context(
-            `open a pull request for ${input.branch} in ${fullName}`,
-            'pr-create-failed',
-            'host-permission-denied',
-            `${fullName} does not exist or these credentials cannot see it`,
-          ),
-        );
-      }
+    ensurePullRequest(input, signal) {
+      return failures.pullRequest(input, signal, () => openPullRequest(input, signal));
     },
 
-    async checkAccess(signal) {
-      try {
+    checkAccess(signal) {
+      return failures.access(signal, async () => {
         const data = (await request('GET', repoPath, { signal })).body as Repository;
         const push = Boolean(data.permissions?.push) && !data.archived;
         return {
@@ -227,19 +229,7 @@ export function createGiteaHost(
             ? `the token can read and push to ${fullName} on ${hostName}`
             : `the token can read ${fullName} on ${hostName} but not push to it${data.archived ? ' (archived)' : ''}`,
         };
-      } catch (error) {
-        if (signal?.aborted) throw signal.reason;
-        const failure = toHostError(
-          error,
-          context(
-            `read ${fullName}`,
-            'host-permission-denied',
-            'host-permission-denied',
-            `${fullName} does not exist or these credentials cannot see it`,
-          ),
-        );
-        return { read: false, push: false, detail: `${failure.code}: ${failure.message}` };
-      }
+      });
     },
   };
 }

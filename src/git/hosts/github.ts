@@ -8,21 +8,20 @@ import { Octokit } from '@octokit/rest';
 import type { ProjectSecrets } from '../../projects/projects.ts';
 import {
   type ApiCodeHost,
-  apiMessage,
-  failureContexts,
   type GitCredentials,
   type HostOptions,
   type HostProject,
   type HostPullRequest,
-  HttpFailure,
+  hostFailures,
+  openOrReusePullRequest,
+  type PullRequestRef,
   parseRemoteRepository,
-  redact,
   retryPolicy,
   toHostError,
   trimSlash,
-  withRetry,
 } from './common.ts';
 import { HostError, type PullRequestInput } from './host.ts';
+import { apiMessage, HttpFailure, redact, withRetry, withTimeout } from './http.ts';
 
 /** The user name git sends with a token (personal or installation) over HTTPS. */
 export const GITHUB_GIT_USERNAME = 'x-access-token';
@@ -118,10 +117,30 @@ export function createGitHubHost(
   const partialApp =
     !app && Boolean(secrets.githubAppId || secrets.githubPrivateKey || secrets.githubInstallationId);
 
-  const context = failureContexts(hostName, secretValues);
+  const failures = hostFailures({
+    host: hostName,
+    repository: fullName,
+    secrets: secretValues,
+    noun: 'pull request',
+  });
+  const { context } = failures;
 
   let installation: Installation | undefined;
   let minting: Promise<Installation> | undefined;
+
+  /** One try of an Octokit request under the per-request timeout; its failure comes out as an `HttpFailure`. */
+  async function attempt<T>(
+    signal: AbortSignal | undefined,
+    run: (request: { signal: AbortSignal }) => Promise<T>,
+  ): Promise<T> {
+    const bounded = withTimeout(signal, policy.timeoutMs);
+    try {
+      return await run({ signal: bounded.signal });
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      throw toFailure(error, secretValues, bounded.timeout);
+    }
+  }
 
   async function mint(signal?: AbortSignal): Promise<Installation> {
     if (!app) throw new HostError('host-auth-failed', 'no GitHub App is configured');
@@ -133,21 +152,16 @@ export function createGitHubHost(
     );
     try {
       const result = await withRetry(
-        async () => {
-          const timeout = AbortSignal.timeout(policy.timeoutMs);
-          const plain = new Octokit({
-            baseUrl,
-            log: silentLog,
-            request: { ...requestDefaults, signal: signal ? AbortSignal.any([signal, timeout]) : timeout },
-          });
-          const auth = createAppAuth({ ...app, request: plain.request, log: silentLog });
-          try {
-            return await auth({ type: 'installation', refresh: true });
-          } catch (error) {
-            if (signal?.aborted) throw signal.reason;
-            throw toFailure(error, secretValues, timeout);
-          }
-        },
+        () =>
+          attempt(signal, (request) => {
+            const plain = new Octokit({
+              baseUrl,
+              log: silentLog,
+              request: { ...requestDefaults, ...request },
+            });
+            const auth = createAppAuth({ ...app, request: plain.request, log: silentLog });
+            return auth({ type: 'installation', refresh: true });
+          }),
         policy,
         signal,
       );
@@ -212,20 +226,15 @@ export function createGitHubHost(
             octokit: new Octokit({ auth: token, baseUrl, log: silentLog, request: requestDefaults }),
           };
         }
-        const timeout = AbortSignal.timeout(policy.timeoutMs);
-        try {
-          return await run(client.octokit, { signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
-        } catch (error) {
-          if (signal?.aborted) throw signal.reason;
-          throw toFailure(error, secretValues, timeout);
-        }
+        const { octokit } = client;
+        return attempt(signal, (request) => run(octokit, request));
       },
       policy,
       signal,
     );
   }
 
-  async function findOpen(branch: string, signal?: AbortSignal) {
+  async function findOpen(branch: string, signal?: AbortSignal): Promise<PullRequestRef | undefined> {
     const { data } = await call(signal, (octokit, request) =>
       octokit.rest.pulls.list({
         owner,
@@ -240,7 +249,11 @@ export function createGitHubHost(
     return pr ? { url: pr.html_url, number: pr.number } : undefined;
   }
 
-  async function create(input: PullRequestInput, draft: boolean, signal?: AbortSignal) {
+  async function create(
+    input: PullRequestInput,
+    draft: boolean,
+    signal?: AbortSignal,
+  ): Promise<PullRequestRef> {
     const { data } = await call(signal, (octokit, request) =>
       octokit.rest.pulls.create({
         owner,
@@ -256,52 +269,54 @@ export function createGitHubHost(
     return { url: data.html_url, number: data.number };
   }
 
-  async function openPullRequest(input: PullRequestInput, signal?: AbortSignal): Promise<HostPullRequest> {
-    const existing = await findOpen(input.branch, signal);
-    if (existing) return { ...existing, created: false, notes: [] };
-    const notes: string[] = [];
-    let created: { url: string; number: number };
+  /** GitHub's 422 for a second open pull request from the same head into the same base. */
+  const isAlreadyExists = (error: unknown) =>
+    error instanceof HttpFailure && error.status === 422 && /already exists/i.test(error.message);
+
+  /** The create, with GitHub's own refusals handled; "already exists" goes out unchanged. */
+  async function createOrFallBack(input: PullRequestInput, notes: string[], signal?: AbortSignal) {
     try {
-      created = await create(input, input.draft, signal);
+      return await create(input, input.draft, signal);
     } catch (error) {
-      if (!(error instanceof HttpFailure) || error.status !== 422) throw error;
-      if (/already exists/i.test(error.message)) {
-        // Another run opened it between our lookup and our create.
-        const found = await findOpen(input.branch, signal);
-        if (found) return { ...found, created: false, notes };
-        throw error;
-      }
+      if (!(error instanceof HttpFailure) || error.status !== 422 || isAlreadyExists(error)) throw error;
       if (input.draft && /draft/i.test(error.message)) {
+        // Private repositories on free plans refuse drafts; a ready pull request beats none.
         notes.push(`draft pull requests are not available in ${fullName}; opened a ready one instead`);
-        created = await create(input, false, signal);
-      } else if (isBranchProblem(error)) {
-        throw new HostError(
-          'ref-not-found',
-          `could not open a pull request from ${input.branch} into ${input.base} on ${hostName}: ${error.message}`,
-          { cause: new HttpFailure(error.status, error.message) },
-        );
-      } else {
-        throw error;
+        return create(input, false, signal);
       }
+      if (isBranchProblem(error)) throw failures.branchNotFound(input, error);
+      throw error;
     }
-    if (input.labels.length > 0) {
-      try {
-        await call(signal, (octokit, request) =>
-          octokit.rest.issues.addLabels({
-            owner,
-            repo,
-            issue_number: created.number,
-            labels: input.labels,
-            request,
-          }),
-        );
-      } catch (error) {
-        if (signal?.aborted) throw signal.reason;
-        const failure = toHostError(error, context('add labels', 'pr-create-failed', 'pr-create-failed'));
-        notes.push(`the labels were not added: ${failure.message}`);
-      }
+  }
+
+  /** Labels are a second request on GitHub; one that fails leaves the pull request open, with a note. */
+  async function addLabels(number: number, labels: string[], notes: string[], signal?: AbortSignal) {
+    try {
+      await call(signal, (octokit, request) =>
+        octokit.rest.issues.addLabels({ owner, repo, issue_number: number, labels, request }),
+      );
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      const failure = toHostError(error, context('add labels', 'pr-create-failed', 'pr-create-failed'));
+      notes.push(`the labels were not added: ${failure.message}`);
     }
-    return { ...created, created: true, notes };
+  }
+
+  async function openPullRequest(input: PullRequestInput, signal?: AbortSignal): Promise<HostPullRequest> {
+    const notes: string[] = [];
+    const { outcome, ...pr } = await openOrReusePullRequest({
+      find: () => findOpen(input.branch, signal),
+      create: () => createOrFallBack(input, notes, signal),
+      isAlreadyExists,
+      policy,
+      signal,
+    });
+    // A `conflict` may be this call's own create, retried after its answer was lost: it gets the labels
+    // too (adding them is idempotent). One found by the lookup is left as it is: someone may have
+    // removed a label on purpose.
+    if (outcome !== 'found' && input.labels.length > 0)
+      await addLabels(pr.number, input.labels, notes, signal);
+    return { ...pr, created: outcome === 'created', notes };
   }
 
   return {
@@ -318,25 +333,12 @@ export function createGitHubHost(
       return token ? { username: GITHUB_GIT_USERNAME, token } : null;
     },
 
-    async ensurePullRequest(input, signal) {
-      try {
-        return await openPullRequest(input, signal);
-      } catch (error) {
-        if (signal?.aborted) throw signal.reason;
-        throw toHostError(
-          error,
-          context(
-            `open a pull request for ${input.branch} in ${fullName}`,
-            'pr-create-failed',
-            'host-permission-denied',
-            `${fullName} does not exist or these credentials cannot see it`,
-          ),
-        );
-      }
+    ensurePullRequest(input, signal) {
+      return failures.pullRequest(input, signal, () => openPullRequest(input, signal));
     },
 
-    async checkAccess(signal) {
-      try {
+    checkAccess(signal) {
+      return failures.access(signal, async () => {
         const { data } = await call(signal, (octokit, request) =>
           octokit.rest.repos.get({ owner, repo, request }),
         );
@@ -351,19 +353,7 @@ export function createGitHubHost(
             ? `${how} can read and push to ${fullName} on ${hostName}`
             : `${how} can read ${fullName} on ${hostName} but not push to it`,
         };
-      } catch (error) {
-        if (signal?.aborted) throw signal.reason;
-        const failure = toHostError(
-          error,
-          context(
-            `read ${fullName}`,
-            'host-permission-denied',
-            'host-permission-denied',
-            `${fullName} does not exist or these credentials cannot see it`,
-          ),
-        );
-        return { read: false, push: false, detail: `${failure.code}: ${failure.message}` };
-      }
+      });
     },
   };
 }

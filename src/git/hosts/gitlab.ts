@@ -15,20 +15,19 @@ import { MergeRequests, Projects } from '@gitbeaker/rest';
 import type { ProjectSecrets } from '../../projects/projects.ts';
 import {
   type ApiCodeHost,
-  failureContexts,
   type GitCredentials,
   type HostOptions,
   type HostProject,
   type HostPullRequest,
-  HttpFailure,
+  hostFailures,
+  openOrReusePullRequest,
+  type PullRequestRef,
   parseRemoteRepository,
   retryPolicy,
-  sendJson,
-  toHostError,
   trimSlash,
-  withRetry,
 } from './common.ts';
-import { HostError, type PullRequestInput } from './host.ts';
+import type { PullRequestInput } from './host.ts';
+import { HttpFailure, sendJson, withRetry } from './http.ts';
 
 /** The user name git sends with a GitLab access token over HTTPS. */
 export const GITLAB_GIT_USERNAME = 'oauth2';
@@ -80,7 +79,13 @@ export function createGitLabHost(
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const secretValues = [secrets.token];
 
-  const context = failureContexts(hostName, secretValues);
+  const failures = hostFailures({
+    host: hostName,
+    repository: path,
+    secrets: secretValues,
+    noun: 'merge request',
+    missing: `project ${path} does not exist or these credentials cannot see it`,
+  });
 
   /** gitbeaker's request plumbing (auth headers, decamelised query) ending in our fetch. */
   function requesterFn(signal?: AbortSignal): (resourceOptions: ResourceOptions) => RequesterType {
@@ -115,7 +120,7 @@ export function createGitLabHost(
   const call = <T>(signal: AbortSignal | undefined, run: (api: ReturnType<typeof resources>) => Promise<T>) =>
     withRetry(() => run(resources(signal)), policy, signal);
 
-  async function findOpen(branch: string, signal?: AbortSignal) {
+  async function findOpen(branch: string, signal?: AbortSignal): Promise<PullRequestRef | undefined> {
     const list = (await call(signal, (api) =>
       api.mergeRequests.all({
         projectId: path,
@@ -135,9 +140,8 @@ export function createGitLabHost(
     return mr ? { url: mr.web_url, number: mr.iid } : undefined;
   }
 
-  async function openMergeRequest(input: PullRequestInput, signal?: AbortSignal): Promise<HostPullRequest> {
-    const existing = await findOpen(input.branch, signal);
-    if (existing) return { ...existing, created: false, notes: [] };
+  /** Labels and the draft marker travel with the create: nothing is left to do after it. */
+  async function create(input: PullRequestInput, signal?: AbortSignal): Promise<PullRequestRef> {
     const title =
       input.draft && !/^(draft:|\[draft\]|\(draft\))/i.test(input.title)
         ? `Draft: ${input.title}`
@@ -149,23 +153,30 @@ export function createGitLabHost(
           ...(input.labels.length > 0 ? { labels: input.labels.join(',') } : {}),
         }),
       )) as unknown as MergeRequest;
-      return { url: mr.web_url, number: mr.iid, created: true, notes: [] };
+      return { url: mr.web_url, number: mr.iid };
     } catch (error) {
-      if (!(error instanceof HttpFailure)) throw error;
-      if (error.status === 409) {
-        // "Another open merge request already exists for this source branch": another run won.
-        const found = await findOpen(input.branch, signal);
-        if (found) return { ...found, created: false, notes: [] };
-      }
-      if ((error.status === 422 || error.status === 400) && /branch/i.test(error.message)) {
-        throw new HostError(
-          'ref-not-found',
-          `could not open a merge request from ${input.branch} into ${input.base} on ${hostName}: ${error.message}`,
-          { cause: new HttpFailure(error.status, error.message) },
-        );
+      // GitLab answers 422 (or 400, by version) when the source or target branch does not exist.
+      if (
+        error instanceof HttpFailure &&
+        (error.status === 422 || error.status === 400) &&
+        /branch/i.test(error.message)
+      ) {
+        throw failures.branchNotFound(input, error);
       }
       throw error;
     }
+  }
+
+  async function openMergeRequest(input: PullRequestInput, signal?: AbortSignal): Promise<HostPullRequest> {
+    const { outcome, ...mr } = await openOrReusePullRequest({
+      find: () => findOpen(input.branch, signal),
+      create: () => create(input, signal),
+      // GitLab's only 409 here: "Another open merge request already exists for this source branch".
+      isAlreadyExists: (error) => error instanceof HttpFailure && error.status === 409,
+      policy,
+      signal,
+    });
+    return { ...mr, created: outcome === 'created', notes: [] };
   }
 
   return {
@@ -179,25 +190,12 @@ export function createGitLabHost(
       return secrets.token ? { username: GITLAB_GIT_USERNAME, token: secrets.token } : null;
     },
 
-    async ensurePullRequest(input, signal) {
-      try {
-        return await openMergeRequest(input, signal);
-      } catch (error) {
-        if (signal?.aborted) throw signal.reason;
-        throw toHostError(
-          error,
-          context(
-            `open a merge request for ${input.branch} in ${path}`,
-            'pr-create-failed',
-            'host-permission-denied',
-            `project ${path} does not exist or these credentials cannot see it`,
-          ),
-        );
-      }
+    ensurePullRequest(input, signal) {
+      return failures.pullRequest(input, signal, () => openMergeRequest(input, signal));
     },
 
-    async checkAccess(signal) {
-      try {
+    checkAccess(signal) {
+      return failures.access(signal, async () => {
         const data = (await call(signal, (api) => api.projects.show(path))) as unknown as Project;
         const level = Math.max(
           data.permissions?.project_access?.access_level ?? 0,
@@ -212,19 +210,7 @@ export function createGitLabHost(
             ? `the token can read and push to ${path} on ${hostName} (${role})`
             : `the token can read ${path} on ${hostName} but not push to it (${data.archived ? 'archived' : role}; developer or above is needed)`,
         };
-      } catch (error) {
-        if (signal?.aborted) throw signal.reason;
-        const failure = toHostError(
-          error,
-          context(
-            `read ${path}`,
-            'host-permission-denied',
-            'host-permission-denied',
-            `project ${path} does not exist or these credentials cannot see it`,
-          ),
-        );
-        return { read: false, push: false, detail: `${failure.code}: ${failure.message}` };
-      }
+      });
     },
   };
 }

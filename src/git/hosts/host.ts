@@ -41,6 +41,13 @@ export interface PullRequest {
   created: boolean;
 }
 
+/** What `docwright doctor` is told about the credentials. */
+export interface AccessReport {
+  read: boolean;
+  push: boolean;
+  detail: string;
+}
+
 /** Where git clones from and pushes to, and the environment that carries credentials to git (never the URL). */
 export interface GitRemote {
   url: string;
@@ -58,5 +65,5 @@ export interface CodeHost {
    */
   ensurePullRequest(input: PullRequestInput, signal?: AbortSignal): Promise<PullRequest | null>;
   /** For `docwright doctor`: can the credentials read the repository and push to it? */
-  checkAccess(signal?: AbortSignal): Promise<{ read: boolean; push: boolean; detail: string }>;
+  checkAccess(signal?: AbortSignal): Promise<AccessReport>;
 }
