@@ -149,3 +149,46 @@ export function redactDeep<T>(value: T, redact: Redact): T {
   };
   return walk(value, 0) as T;
 }
+
+/** How many distinct secrets a registry remembers; the oldest go first (rotated tokens). */
+const REGISTRY_CAPACITY = 1000;
+
+/**
+ * The secrets a process has handled, for redacting text whose producer could not know them
+ * (log lines). Secrets are added as they are decrypted or minted; the redactor is rebuilt
+ * lazily after a change, so redacting stays cheap.
+ */
+export class SecretRegistry {
+  readonly #secrets = new Set<string>();
+  #redact: Redact | null = null;
+
+  /** Remembers `secrets` (non-strings and empty values are ignored). */
+  add(...secrets: readonly unknown[]): void {
+    for (const secret of secrets) {
+      if (typeof secret !== 'string' || secret.length < MIN_SECRET_LENGTH || this.#secrets.has(secret))
+        continue;
+      this.#secrets.add(secret);
+      this.#redact = null;
+      if (this.#secrets.size > REGISTRY_CAPACITY) this.#secrets.delete(this.#secrets.values().next().value!);
+    }
+  }
+
+  get size(): number {
+    return this.#secrets.size;
+  }
+
+  /** `text` with every remembered secret (and its encodings) and any URL's userinfo replaced (see createRedactor). */
+  readonly redact: Redact = (text) => {
+    this.#redact ??= createRedactor([...this.#secrets, ...[...this.#secrets].map(jsonEscaped)]);
+    return this.#redact(text);
+  };
+}
+
+/** The form a secret takes inside a JSON string (a PEM key's newlines become `\n`). */
+const jsonEscaped = (secret: string) => JSON.stringify(secret).slice(1, -1);
+
+/**
+ * Every secret this process has decrypted or minted. The logger redacts its lines with it:
+ * logs are per process, so the set of secrets that could reach them is too.
+ */
+export const processSecrets = new SecretRegistry();

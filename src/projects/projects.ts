@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { DocwrightError } from '../errors.ts';
 import { findDefaultBranch, localRepositoryProblem } from '../git/inspect.ts';
 import { newProjectId } from '../ids.ts';
+import { processSecrets } from '../redact.ts';
 import type { Store } from '../store/database.ts';
 import type { ProjectRow } from '../store/schema.ts';
 import { MODEL_PATTERN, parseOrThrow, REF_PATTERN } from '../validation.ts';
@@ -111,6 +112,16 @@ const secretNames = [
   'openaiCompatibleApiKey',
 ] as const;
 
+/**
+ * The confidential values among a project's secrets, for redactors. The GitHub App and
+ * installation ids are stored with them but are not confidential, and redacting every
+ * occurrence of a short number would garble logs and events.
+ */
+export function confidentialValues(secrets: ProjectSecrets): string[] {
+  const { githubAppId: _app, githubInstallationId: _installation, ...confidential } = secrets;
+  return Object.values(confidential).filter((value): value is string => typeof value === 'string');
+}
+
 /** A project as every API and command shows it: settings, never secrets. */
 export interface ProjectView {
   id: string;
@@ -197,6 +208,9 @@ export function createProjectService(deps: {
       if (value === null) delete sealed[name];
       else sealed[name] = deps.secretBox().seal(value);
     }
+    processSecrets.add(
+      ...confidentialValues(Object.fromEntries(secretNames.map((name) => [name, input[name]]))),
+    );
     return Object.keys(sealed).length > 0 ? JSON.stringify(sealed) : null;
   }
 
@@ -302,7 +316,9 @@ export function createProjectService(deps: {
       const sealed: Record<string, string> = JSON.parse(row.secrets);
       const open: Record<string, string> = {};
       for (const [name, value] of Object.entries(sealed)) open[name] = deps.secretBox().open(value);
-      return secretsSchema.parse(open);
+      const secrets = secretsSchema.parse(open);
+      processSecrets.add(...confidentialValues(secrets));
+      return secrets;
     },
   };
 }

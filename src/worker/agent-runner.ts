@@ -11,8 +11,8 @@ import {
   HostError,
   pullRequestInput,
 } from '../git/hosts/index.ts';
-import type { ProjectSettings } from '../projects/projects.ts';
-import { createRedactor, redactDeep } from '../redact.ts';
+import { confidentialValues, type ProjectSettings } from '../projects/projects.ts';
+import { createRedactor, processSecrets, redactDeep } from '../redact.ts';
 import type { Runner, RunOutcome } from './runner.ts';
 
 /** The head branch of a job: the project's prefix and the job id's last eight characters. */
@@ -50,7 +50,7 @@ export function createAgentRunner(app: App): Runner {
       );
     }
     const secrets = await app.projects.getSecrets(job.projectId);
-    const redact = createRedactor(Object.values(secrets).filter((s): s is string => typeof s === 'string'));
+    let redact = createRedactor(confidentialValues(secrets));
     const record = (type: string, data?: unknown) => emit(type, redactDeep(data, redact));
     let model: ReturnType<typeof resolveModel>;
     try {
@@ -74,6 +74,11 @@ export function createAgentRunner(app: App): Runner {
       const host = createHost(project, secrets);
       const remote = await host.gitRemote(signal);
       const credentials = hasCredentials(host) ? await host.gitCredentials(signal) : null;
+      if (credentials) {
+        // A GitHub App installation token is minted here, not stored with the project.
+        processSecrets.add(credentials.token);
+        redact = createRedactor([...confidentialValues(secrets), credentials.token]);
+      }
       const env = { ...remote.env, ...(credentials ? gitCredentialEnv(remote.url, credentials) : {}) };
       const checkout = await checkoutForRun({
         remote: remote.url,

@@ -6,6 +6,8 @@
  *   double.failNext(502);                                   // the next request answers 502
  *   double.failNext(429, { 'retry-after': '0' });
  *   double.answerNext({ method: 'GET', path: /\/pulls$/ }, { status: 200, body: [] });
+ *   const held = double.hold({ method: 'POST', path: /\/pulls$/ }, 'after'); // acted on, answer withheld
+ *   await held.request; …; held.release();
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -38,6 +40,21 @@ interface Scripted {
   answer: HostAnswer;
 }
 
+/** A request stopped on its way: before the double acts on it, or after (the answer is withheld). */
+export interface Held {
+  /** Resolves with the request once one matching arrives. */
+  request: Promise<HostRequest>;
+  /** Lets it (and any later one) through. */
+  release(): void;
+}
+
+interface Holding {
+  match: RequestMatch;
+  phase: 'before' | 'after';
+  arrived(request: HostRequest): void;
+  released: Promise<void>;
+}
+
 export interface HostDoubleServer {
   /** `http://127.0.0.1:port`. */
   origin: string;
@@ -46,6 +63,11 @@ export interface HostDoubleServer {
   failNext(status: number, headers?: Record<string, string>, match?: RequestMatch): void;
   /** The next request matching `match` gets `answer` instead of the double's own. */
   answerNext(match: RequestMatch, answer: HostAnswer): void;
+  /**
+   * Holds the next request matching `match` until released: `before` the double acts on it
+   * (as if the network dropped it), or `after` (the host has acted, the client never hears).
+   */
+  hold(match: RequestMatch, phase: 'before' | 'after'): Held;
   close(): Promise<void>;
 }
 
@@ -69,6 +91,16 @@ export async function startHostDouble(
 ): Promise<HostDoubleServer> {
   const requests: HostRequest[] = [];
   const scripted: Scripted[] = [];
+  const holdings: Holding[] = [];
+
+  /** Waits while a holding for `phase` matches `request` (each holding catches one request). */
+  async function waitIfHeld(request: HostRequest, phase: Holding['phase']): Promise<void> {
+    const index = holdings.findIndex((h) => h.phase === phase && matches(h.match, request));
+    if (index < 0) return;
+    const [holding] = holdings.splice(index, 1);
+    holding!.arrived(request);
+    await holding!.released;
+  }
 
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -92,12 +124,17 @@ export async function startHostDouble(
       rawBody,
     };
     requests.push(request);
+    await waitIfHeld(request, 'before');
+    // A client that died while its request was held never reached the host.
+    if (res.destroyed || req.socket.destroyed) return;
     let answer: HostAnswer;
     try {
       answer = options.inspect?.(request) ?? (await nextScripted(request)) ?? (await handle(request));
     } catch (error) {
       answer = { status: 500, body: { message: `double failed: ${(error as Error).stack}` } };
     }
+    await waitIfHeld(request, 'after');
+    if (res.destroyed) return;
     const headers: Record<string, string> = { ...options.commonHeaders?.(), ...answer.headers };
     if (answer.body !== undefined) headers['content-type'] ??= 'application/json; charset=utf-8';
     res.writeHead(answer.status, headers);
@@ -122,6 +159,18 @@ export async function startHostDouble(
     },
     answerNext(match, answer) {
       scripted.push({ match, answer });
+    },
+    hold(match, phase) {
+      let arrived!: (request: HostRequest) => void;
+      let release!: () => void;
+      const request = new Promise<HostRequest>((resolve) => {
+        arrived = resolve;
+      });
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      holdings.push({ match, phase, arrived, released });
+      return { request, release };
     },
     async close() {
       server.closeAllConnections();
