@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createAgentRunner } from '../../src/worker/agent-runner.ts';
 import { Worker } from '../../src/worker/worker.ts';
@@ -16,7 +19,13 @@ describe('pipeline on a local project: POST → agent edits → commit on a bran
   let worker: Worker;
   let p: SeededProject;
   let repo: string;
+  // Checkouts go to os.tmpdir(); a directory of this test's own shows what a run leaves behind.
+  const savedTmpdir = process.env.TMPDIR;
+  let runTmp: string;
+  const leftovers = () => readdirSync(runTmp).filter((name) => name.startsWith('docwright-run-'));
   before(async () => {
+    runTmp = mkdtempSync(path.join(tmpdir(), 'docwright-pipeline-tmp-'));
+    process.env.TMPDIR = runTmp;
     server = await startOpenAIServer();
     t = await startTestApp({ env: { DOCWRIGHT_MODEL: 'openai-compatible/scripted' } });
     repo = createGitRepository({
@@ -38,6 +47,9 @@ describe('pipeline on a local project: POST → agent edits → commit on a bran
     await worker.stop(0);
     await t.close();
     await server.close();
+    if (savedTmpdir === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = savedTmpdir;
+    rmSync(runTmp, { recursive: true, force: true });
   });
 
   const job = (id: string) => t.app.jobs.get(p.projectId, id);
@@ -149,6 +161,7 @@ describe('pipeline on a local project: POST → agent edits → commit on a bran
     assert.equal(done.prLink, null);
     assert.equal(done.branch, null);
     assert.equal(git(repo, 'for-each-ref', '--format=%(refname)', 'refs/heads'), before);
+    assert.deepEqual(leftovers(), [], 'a run with nothing to commit removes its checkout');
   });
 
   test('a validation failure pushes nothing and fails the job with validation-failed', async () => {
@@ -166,6 +179,25 @@ describe('pipeline on a local project: POST → agent edits → commit on a bran
     const done = await ended(id);
     assert.equal(done.status, 'failed');
     assert.equal(done.error?.code, 'validation-failed');
+    assert.equal(git(repo, 'for-each-ref', '--format=%(refname)', 'refs/heads'), before);
+    assert.deepEqual(leftovers(), [], 'a failed run removes its checkout');
+  });
+
+  test('archiving a job mid-run aborts it, pushes nothing and removes the checkout', async () => {
+    const before = git(repo, 'for-each-ref', '--format=%(refname)', 'refs/heads');
+    server.push(
+      toolCall('write_file', { path: 'slow.mdx', content: '---\ntitle: Slow\n---\n\nx\n' }),
+      // The model is still thinking when the job is archived.
+      { ...toolCall('finish', { title: 'Slow', summary: 'x' }), delayMs: 30_000 },
+    );
+    const id = ((await t.app.jobs.create(p.projectId, { prompt: 'Take your time' })).body as { id: string })
+      .id;
+    await waitFor(() => server.requests.length >= 2 && leftovers().length === 1, {
+      message: () => `the run never reached its second model turn: ${leftovers().join(', ')}`,
+    });
+    await t.app.jobs.archive(p.projectId, id);
+    await waitFor(() => leftovers().length === 0, { message: 'the aborted run left its checkout' });
+    assert.equal((await job(id)).status, 'archived');
     assert.equal(git(repo, 'for-each-ref', '--format=%(refname)', 'refs/heads'), before);
   });
 });
