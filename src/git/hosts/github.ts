@@ -6,6 +6,7 @@
 import { createAppAuth } from '@octokit/auth-app';
 import { Octokit } from '@octokit/rest';
 import type { ProjectSecrets } from '../../projects/projects.ts';
+import { processSecrets } from '../../redact.ts';
 import {
   type ApiCodeHost,
   type GitCredentials,
@@ -166,6 +167,8 @@ export function createGitHubHost(
         signal,
       );
       secretValues.add(result.token);
+      // Minted, never stored: the logger can only know it from here.
+      processSecrets.add(result.token);
       const now = clock();
       const expiresAt = Date.parse(result.expiresAt);
       const lifetime = Number.isFinite(expiresAt) ? expiresAt - now : 0;
