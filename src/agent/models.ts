@@ -159,6 +159,27 @@ export function resolveModel(modelId: string, options: ResolveModelOptions = {})
   }
 }
 
+/**
+ * How a project's runs resolve their model: the project's OpenAI-compatible base URL and its own
+ * keys, each winning over the environment's. The worker and `docwright doctor` both use this, so
+ * that the doctor checks exactly what a job will call.
+ */
+export function projectModelOptions(
+  project: { settings: { openaiCompatibleBaseUrl: string | null } },
+  secrets: { anthropicApiKey?: string; openaiApiKey?: string; openaiCompatibleApiKey?: string },
+  env: NodeJS.ProcessEnv = process.env,
+): ResolveModelOptions {
+  return {
+    env,
+    openaiCompatibleBaseUrl: project.settings.openaiCompatibleBaseUrl,
+    apiKeys: {
+      anthropic: secrets.anthropicApiKey,
+      openai: secrets.openaiApiKey,
+      openaiCompatible: secrets.openaiCompatibleApiKey,
+    },
+  };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Errors
 

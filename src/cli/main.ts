@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { DocwrightError } from '../errors.ts';
 import { VERSION } from '../version.ts';
+import { registerDoctorCommand } from './doctor.ts';
 import { registerKeyCommands } from './key.ts';
 import { print, withApp } from './output.ts';
 import { registerProjectCommands } from './project.ts';
@@ -38,6 +39,7 @@ program
 
 registerProjectCommands(program);
 registerKeyCommands(program);
+registerDoctorCommand(program);
 
 try {
   await program.parseAsync();

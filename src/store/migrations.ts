@@ -158,6 +158,34 @@ export async function migrateToLatest(
   return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
 }
 
+export interface MigrationStatus {
+  /** Migrations of this version the database has, oldest first. */
+  applied: string[];
+  /** Migrations of this version the database lacks (what `migrateToLatest` would apply). */
+  pending: string[];
+}
+
+/**
+ * Which migrations the database has and lacks, changing nothing: no schema, table or lock is
+ * created (for `docwright doctor`, which must not migrate as a side effect).
+ */
+export async function migrationStatus(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  schema?: string,
+): Promise<MigrationStatus> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations(dialect) },
+    ...(dialect === 'postgres' && schema ? { migrationTableSchema: schema } : {}),
+  });
+  const all = await migrator.getMigrations();
+  return {
+    applied: all.filter((m) => m.executedAt !== undefined).map((m) => m.name),
+    pending: all.filter((m) => m.executedAt === undefined).map((m) => m.name),
+  };
+}
+
 /** `create schema if not exists` can still fail when two processes run it at once; the loser is fine. */
 async function createSchema(db: Kysely<Database>, schema: string): Promise<void> {
   try {

@@ -1,5 +1,5 @@
 import { runAgent } from '../agent/loop.ts';
-import { resolveModel } from '../agent/models.ts';
+import { projectModelOptions, resolveModel } from '../agent/models.ts';
 import { AgentFailure, DEFAULT_BUDGETS, DEFAULT_LIMITS } from '../agent/types.ts';
 import type { App } from '../app.ts';
 import { checkoutForRun, commitFiles, commitMessage, pushBranch } from '../git/checkout.ts';
@@ -55,15 +55,7 @@ export function createAgentRunner(app: App): Runner {
     let model: ReturnType<typeof resolveModel>;
     try {
       // The project's own keys win over the environment's.
-      model = resolveModel(job.model, {
-        env: process.env,
-        openaiCompatibleBaseUrl: project.settings.openaiCompatibleBaseUrl,
-        apiKeys: {
-          anthropic: secrets.anthropicApiKey,
-          openai: secrets.openaiApiKey,
-          openaiCompatible: secrets.openaiCompatibleApiKey,
-        },
-      });
+      model = resolveModel(job.model, projectModelOptions(project, secrets));
     } catch (error) {
       if (error instanceof AgentFailure) return failed(error.code, redact(error.message));
       throw error;
