@@ -17,9 +17,8 @@ import {
 } from '../agent/models.ts';
 import { AgentFailure } from '../agent/types.ts';
 import { classifyGitError } from '../git/checkout.ts';
-import { gitCredentialEnv } from '../git/credentials.ts';
 import { GitError, git } from '../git/git.ts';
-import { type ApiCodeHost, type CodeHost, createHost, HostError } from '../git/hosts/index.ts';
+import { type CodeHost, createHost, gitAccess, HostError } from '../git/hosts/index.ts';
 import type { ProjectSecrets, ProjectView } from '../projects/projects.ts';
 import type { Redact } from '../redact.ts';
 
@@ -186,8 +185,6 @@ export async function checkProjectModel(
 // ---------------------------------------------------------------------------------------------
 // Code hosts
 
-const hasCredentials = (host: CodeHost): host is ApiCodeHost => 'gitCredentials' in host;
-
 /** A host for probing: one retry at most, each request bounded by the check's time. */
 const probeHost = (project: ProjectView, secrets: ProjectSecrets, timeoutMs: number): CodeHost =>
   createHost(project, secrets, { retry: { attempts: 2, baseDelayMs: 250, maxDelayMs: 1_000, timeoutMs } });
@@ -230,11 +227,10 @@ export async function checkProjectRepository(
 ): Promise<Outcome> {
   try {
     const host = probeHost(project, secrets, timeoutMs);
-    const remote = await host.gitRemote(signal);
-    const credentials = hasCredentials(host) ? await host.gitCredentials(signal) : null;
+    const remote = await gitAccess(host, signal);
+    const { env } = remote;
     // A GitHub App's installation token is minted, not stored: redact it too.
-    const clean = credentials ? remember(credentials.token) : redact;
-    const env = { ...remote.env, ...(credentials ? gitCredentialEnv(remote.url, credentials) : {}) };
+    const clean = remote.token ? remember(remote.token) : redact;
     const ref = project.ref;
     let listed: string;
     try {

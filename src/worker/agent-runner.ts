@@ -3,16 +3,9 @@ import { projectModelOptions, resolveModel } from '../agent/models.ts';
 import { AgentFailure, DEFAULT_BUDGETS, DEFAULT_LIMITS } from '../agent/types.ts';
 import type { App } from '../app.ts';
 import { checkoutForRun, commitFiles, commitMessage, pushBranch } from '../git/checkout.ts';
-import { gitCredentialEnv } from '../git/credentials.ts';
-import {
-  type ApiCodeHost,
-  type CodeHost,
-  createHost,
-  HostError,
-  pullRequestInput,
-} from '../git/hosts/index.ts';
+import { createHost, gitAccess, HostError, pullRequestInput } from '../git/hosts/index.ts';
 import { confidentialValues, type ProjectSettings } from '../projects/projects.ts';
-import { createRedactor, processSecrets, redactDeep } from '../redact.ts';
+import { createRedactor, redactDeep } from '../redact.ts';
 import type { Runner, RunOutcome } from './runner.ts';
 
 /** The head branch of a job: the project's prefix and the job id's last eight characters. */
@@ -23,8 +16,6 @@ const failed = (code: string, message: string): RunOutcome => ({
   status: 'failed',
   error: { code, message },
 });
-
-const hasCredentials = (host: CodeHost): host is ApiCodeHost => 'gitCredentials' in host;
 
 /** Pull request body of SPEC §8: the summary, the instruction, the job id. */
 function pullRequestBody(summary: string, instruction: string, jobId: string): string {
@@ -64,20 +55,15 @@ export function createAgentRunner(app: App): Runner {
     const branch = headBranch(project.settings, job.id);
     try {
       const host = createHost(project, secrets);
-      const remote = await host.gitRemote(signal);
-      const credentials = hasCredentials(host) ? await host.gitCredentials(signal) : null;
-      if (credentials) {
-        // A GitHub App installation token is minted here, not stored with the project.
-        processSecrets.add(credentials.token);
-        redact = createRedactor([...confidentialValues(secrets), credentials.token]);
-      }
-      const env = { ...remote.env, ...(credentials ? gitCredentialEnv(remote.url, credentials) : {}) };
+      const remote = await gitAccess(host, signal);
+      // A GitHub App installation token is minted, not stored with the project.
+      if (remote.token) redact = createRedactor([...confidentialValues(secrets), remote.token]);
       const checkout = await checkoutForRun({
         remote: remote.url,
         ref: job.source.ref,
         branch,
         signal,
-        env,
+        env: remote.env,
         redact,
       });
       try {

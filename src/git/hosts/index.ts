@@ -3,7 +3,8 @@
  * per file in this folder, all behind the `CodeHost` interface.
  */
 import type { ProjectSecrets, ProjectView } from '../../projects/projects.ts';
-import type { HostOptions, HostProject } from './common.ts';
+import { gitCredentialEnv } from '../credentials.ts';
+import type { ApiCodeHost, HostOptions, HostProject } from './common.ts';
 import { createGiteaHost } from './gitea.ts';
 import { createGitHubHost } from './github.ts';
 import { createGitLabHost } from './gitlab.ts';
@@ -40,4 +41,26 @@ export function pullRequestInput(
   pr: { branch: string; base: string; title: string; body: string },
 ): PullRequestInput {
   return { ...pr, draft: project.settings.draft, labels: [...project.settings.labels] };
+}
+
+/** What git needs to reach a project's repository. */
+export interface GitAccess {
+  url: string;
+  /** The environment for every git command that talks to `url`; credentials ride here, never in the URL. */
+  env: Record<string, string>;
+  /** The token git authenticates with (for redactors: an App installation token is minted, not stored), or null. */
+  token: string | null;
+}
+
+const hasGitCredentials = (host: CodeHost): host is ApiCodeHost => 'gitCredentials' in host;
+
+/** The remote of `host` and the environment that carries its credentials to git. */
+export async function gitAccess(host: CodeHost, signal?: AbortSignal): Promise<GitAccess> {
+  const remote = await host.gitRemote(signal);
+  const credentials = hasGitCredentials(host) ? await host.gitCredentials(signal) : null;
+  return {
+    url: remote.url,
+    env: { ...remote.env, ...(credentials ? gitCredentialEnv(remote.url, credentials) : {}) },
+    token: credentials?.token ?? null,
+  };
 }
