@@ -99,6 +99,7 @@ export function createAgentRunner(app: App): Runner {
                   base: job.source.ref,
                   title: result.title,
                   body: pullRequestBody(result.summary, run.prompt, job.id),
+                  draft: job.draft,
                 }),
                 signal,
               )

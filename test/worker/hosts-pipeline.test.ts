@@ -62,7 +62,8 @@ function client(url: string, projectId: string, key: string) {
     return json;
   };
   return {
-    create: async (prompt: string) => (await call('POST', '/job', { prompt })) as Job,
+    create: async (prompt: string, options: { draft?: boolean } = {}) =>
+      (await call('POST', '/job', { prompt, ...options })) as Job,
     message: async (id: string, prompt: string) =>
       (await call('POST', `/job/${id}/message`, { prompt })) as Job,
     get: async (id: string) => (await call('GET', `/job/${id}`)) as Job,
@@ -153,7 +154,9 @@ for (const kind of HOST_KINDS) {
       );
       // Stop the pull request on its way to see the checkout while it exists.
       const held = hosted.api.hold({ method: 'POST', path: /\/(pulls|merge_requests)$/ }, 'before');
-      const created = await api.create('Say that the site can be shared');
+      // The project asks for drafts; on Gitea the request overrides it.
+      const draft = kind !== 'gitea';
+      const created = await api.create('Say that the site can be shared', draft ? {} : { draft: false });
       await held.request;
       const [checkout] = checkouts(ctx.tmp);
       assert.ok(checkout, 'the run works in its own temporary checkout');
@@ -171,7 +174,7 @@ for (const kind of HOST_KINDS) {
       assert.equal(pull!.head, done.branch);
       assert.equal(pull!.base, 'main');
       assert.equal(pull!.title, 'Mention sharing in the quickstart');
-      assert.equal(pull!.draft, true);
+      assert.equal(pull!.draft, draft);
       assert.deepEqual(pull!.labels, ['docs']);
       assert.match(
         pull!.body,

@@ -35,12 +35,15 @@ export function createHost(
   }
 }
 
-/** The pull request of a run, with draft and labels from the project's settings. */
+/**
+ * The pull request of a run, with labels from the project's settings and draft from the job's
+ * request when it chose (`draft` not null), else from the project.
+ */
 export function pullRequestInput(
   project: Pick<ProjectView, 'settings'>,
-  pr: { branch: string; base: string; title: string; body: string },
+  pr: { branch: string; base: string; title: string; body: string; draft?: boolean | null },
 ): PullRequestInput {
-  return { ...pr, draft: project.settings.draft, labels: [...project.settings.labels] };
+  return { ...pr, draft: pr.draft ?? project.settings.draft, labels: [...project.settings.labels] };
 }
 
 /** What git needs to reach a project's repository. */
