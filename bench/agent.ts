@@ -12,7 +12,7 @@
  * Targets: first request ≤ 8k tokens on 5,000 pages; search < 200 ms on 5,000 pages.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -24,39 +24,10 @@ import { search } from '../src/agent/tools/search.ts';
 import { DEFAULT_BUDGETS, DEFAULT_LIMITS } from '../src/agent/types.ts';
 import { Workspace } from '../src/agent/workspace.ts';
 import { startOpenAIServer, toolCall } from '../test/doubles/openai-server.ts';
+import { FIXTURE, generateSite } from './site.ts';
 
 const { values: args } = parseArgs({ options: { pages: { type: 'string', default: '5000' } } });
-const FIXTURE = path.resolve(import.meta.dirname, '../../shared/fixtures/mintlify-docs');
 const project = { docsDir: '.', writable: ['**/*.md', '**/*.mdx', 'docs.json'] };
-
-/** A Mintlify site of `pages` pages: 10 tabs × groups of 20, realistic page bodies. */
-function generateSite(pages: number): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'docwright-bench-site-'));
-  const tabs: { tab: string; groups: { group: string; pages: string[] }[] }[] = [];
-  for (let i = 0; i < pages; i++) {
-    const tab = i % 10;
-    const group = Math.floor(i / 200);
-    const ref = `tab${tab}/group${group}/page-${i}`;
-    mkdirSync(path.join(dir, `tab${tab}/group${group}`), { recursive: true });
-    const body = Array.from(
-      { length: 40 },
-      (_, l) => `Line ${l} of page ${i} explains option_${l} and the rate limit.`,
-    ).join('\n');
-    writeFileSync(path.join(dir, `${ref}.mdx`), `---\ntitle: "Page ${i}"\n---\n\n${body}\n`);
-    tabs[tab] ??= { tab: `Tab ${tab}`, groups: [] };
-    let g = tabs[tab].groups.find((x) => x.group === `Group ${group}`);
-    if (!g) {
-      g = { group: `Group ${group}`, pages: [] };
-      tabs[tab].groups.push(g);
-    }
-    g.pages.push(ref);
-  }
-  writeFileSync(
-    path.join(dir, 'docs.json'),
-    JSON.stringify({ name: 'Bench', navigation: { tabs } }, null, 2),
-  );
-  return dir;
-}
 
 function copyFixture(): string | undefined {
   if (!existsSync(FIXTURE)) return undefined;

@@ -63,6 +63,18 @@ async function findProblems(
   const configChanged = changed.some((f) => /(^|\/)(docs|mint)\.json$|(^|\/)mkdocs\.ya?ml$/.test(f));
   if (site.kind !== 'mintlify' && site.kind !== 'mkdocs' && !configChanged) return problems;
   if (!changed.some((f) => /\.mdx?$/.test(f)) && !configChanged) return problems;
+  // Only pages that existed before the run were changed, and all of them still exist: the file
+  // set and the config are as before, so the navigation cannot have changed and no page is new.
+  // Detecting the site again (a walk of the whole tree) would find nothing; skip it.
+  const beforePages = new Set(site.pages);
+  const declaredCreated = new Set((options.created ?? []).map(normalizeRel));
+  if (
+    deleted.length === 0 &&
+    !site.pagesTruncated &&
+    existing.every((f) => beforePages.has(f) && !declaredCreated.has(f))
+  ) {
+    return problems;
+  }
 
   const after = await detectSite(root, site.docsDir);
   if (site.configFile && deleted.includes(site.configFile) && after.configFile !== site.configFile) {
@@ -97,10 +109,7 @@ async function findProblems(
   }
 
   // Pages created in this run must be reachable from the navigation.
-  const beforePages = new Set(site.pages);
-  const created = options.created
-    ? new Set(options.created.map(normalizeRel))
-    : new Set(existing.filter((f) => !beforePages.has(f)));
+  const created = options.created ? declaredCreated : new Set(existing.filter((f) => !beforePages.has(f)));
   const navigated = new Set(after.navPages.map((p) => p.file).filter((f) => f !== null));
   for (const file of existing) {
     if (!created.has(file) || !isPage(after, file) || navigated.has(file)) continue;
