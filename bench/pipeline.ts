@@ -141,16 +141,22 @@ globalThis.fetch = async (input, init) => {
 
 /** The production runner, with its start, end and emitted events timed; tells GitHub about the branch. */
 function tracedRunner(inner: Runner, onStart: (job: RunnableJob) => Promise<void>): Runner {
-  return async (job, run, signal, emit) => {
+  return async (job, run, signal, emit, defer) => {
     const trace = tracing;
     await onStart(job);
     if (trace) trace.runStart = performance.now();
     try {
-      return await inner(job, run, signal, async (type, data) => {
-        const start = performance.now();
-        await emit(type, data);
-        trace?.events.push({ name: type, start, end: performance.now() });
-      });
+      return await inner(
+        job,
+        run,
+        signal,
+        async (type, data) => {
+          const start = performance.now();
+          await emit(type, data);
+          trace?.events.push({ name: type, start, end: performance.now() });
+        },
+        defer,
+      );
     } finally {
       if (trace) trace.runEnd = performance.now();
     }
@@ -178,7 +184,7 @@ const PHASES = [
   'commit',
   'push',
   'pull request',
-  'cleanup',
+  'runner end',
   'finish run',
 ] as const;
 type Phase = (typeof PHASES)[number];
@@ -187,8 +193,19 @@ type Phase = (typeof PHASES)[number];
 function phases(trace: Trace): Record<Phase, number> {
   const git = (names: string[]) => trace.git.filter((s) => names.includes(s.name));
   const event = (type: string) => trace.events.find((e) => e.name === type);
-  const checkout = git(['ls-remote', 'clone', 'checkout', 'rev-parse']);
-  const commit = git(['add', 'diff', 'commit']);
+  // rev-parse runs in both: the checkout's git processes are those before the first model request.
+  const firstModelStart = trace.model[0]?.start ?? Number.POSITIVE_INFINITY;
+  const checkout = git(['ls-remote', 'clone', 'checkout', 'branch', 'rev-parse']).filter(
+    (s) => s.end <= firstModelStart,
+  );
+  const commit = git([
+    'read-tree',
+    'update-index',
+    'write-tree',
+    'rev-parse',
+    'commit-tree',
+    'update-ref',
+  ]).filter((s) => s.start >= firstModelStart);
   const push = git(['push']);
   const finishResult = trace.events.filter((e) => e.name === 'agent.tool_result').at(-1);
   const validation = event('agent.validation');
@@ -213,7 +230,7 @@ function phases(trace: Trace): Record<Phase, number> {
     commit: commit.at(-1)!.end - validation.start,
     push: push.at(-1)!.end - commit.at(-1)!.end,
     'pull request': pull.start - pushed.start,
-    cleanup: trace.runEnd! - pull.start,
+    'runner end': trace.runEnd! - pull.start,
     'finish run': trace.done! - trace.runEnd!,
   };
 }

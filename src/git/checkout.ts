@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createRedactor, type Redact } from '../redact.ts';
@@ -133,7 +133,12 @@ export async function checkoutForRun(options: CheckoutOptions): Promise<Checkout
       base,
     );
     const local: GitOptions = { ...base, cwd: dir };
-    if (!existing) await git(['checkout', '--quiet', '-b', options.branch], local);
+    if (!existing) {
+      // Renaming the cloned branch leaves the index alone; `checkout -b` would rewrite it, and
+      // with every file as new as the index, git re-reads them all to do so.
+      if (refs.has(wanted[1])) await git(['branch', '--move', options.ref, options.branch], local);
+      else await git(['checkout', '--quiet', '-b', options.branch], local);
+    }
     const head = (await git(['rev-parse', 'HEAD'], local)).trim();
     const checkout: Checkout = { dir, branch: options.branch, existing, base: head, remove };
     contexts.set(checkout, { env: options.env, redact });
@@ -152,7 +157,14 @@ export interface CommitOptions {
   signal?: AbortSignal;
 }
 
-/** Commits exactly `files`; returns false when they hold no change. */
+/**
+ * Commits exactly `files` (added, changed or deleted); returns false when they hold no change.
+ *
+ * The commit is built in a separate index read from HEAD's tree. The checkout's own index was
+ * written in the same second as every file of the clone, so git cannot trust its timestamps and
+ * re-reads every file whenever it writes that index (`git add`, `git commit`): seconds on a large
+ * site. An index read from a tree holds no timestamps, so only the staged files are read.
+ */
 export async function commitFiles(checkout: Checkout, options: CommitOptions): Promise<boolean> {
   if (options.files.length === 0) return false;
   const opts: GitOptions = {
@@ -160,26 +172,55 @@ export async function commitFiles(checkout: Checkout, options: CommitOptions): P
     signal: options.signal,
     redact: contexts.get(checkout)?.redact,
   };
-  await git(['add', '--all', '--', ...options.files.map((f) => `:(literal)${f}`)], opts);
-  const staged = await git(['diff', '--cached', '--name-only', '-z'], opts);
-  if (staged === '') return false;
+  const gitDir = path.join(checkout.dir, '.git');
+  const index = path.join(gitDir, 'docwright-index');
+  const staging: GitOptions = { ...opts, env: { GIT_INDEX_FILE: index } };
+  await git(['read-tree', 'HEAD'], staging);
+  // Paths on stdin, NUL-separated: taken literally, never as options or pathspec magic.
+  await git(['update-index', '--add', '--remove', '-z', '--stdin'], {
+    ...staging,
+    input: `${options.files.join('\0')}\0`,
+  });
+  const tree = (await git(['write-tree'], staging)).trim();
+  const [head = '', headTree] = (await git(['rev-parse', 'HEAD', 'HEAD^{tree}'], opts)).trim().split('\n');
+  if (tree === headTree) {
+    await rm(index, { force: true });
+    return false;
+  }
   const identity = {
     GIT_AUTHOR_NAME: options.author.name,
     GIT_AUTHOR_EMAIL: options.author.email,
     GIT_COMMITTER_NAME: options.author.name,
     GIT_COMMITTER_EMAIL: options.author.email,
   };
-  await git(['commit', '--quiet', '--no-verify', '-F', '-'], {
-    ...opts,
-    input: options.message,
-    env: identity,
-  });
+  const commit = (
+    await git(['commit-tree', tree, '-p', head, '-F', '-'], {
+      ...opts,
+      input: options.message,
+      env: identity,
+    })
+  ).trim();
+  await git(['update-ref', '-m', 'docwright: commit', 'HEAD', commit, head], opts);
+  // The checkout's index now matches the commit (a later rebase needs a clean one).
+  await rename(index, path.join(gitDir, 'index'));
   return true;
 }
 
-/** The commit message of SPEC §8: title, blank line, summary, trailer. */
+/**
+ * The commit message of SPEC §8: title, blank line, summary, trailer. Cleaned as `git commit`
+ * would (it is written with `commit-tree`, which takes it verbatim): no trailing whitespace,
+ * no runs of blank lines, and a title of one line.
+ */
 export function commitMessage(title: string, summary: string): string {
-  return `${title.trim()}\n\n${summary.trim()}\n\nGenerated-By: docwright\n`;
+  const clean = (text: string) =>
+    text
+      .replace(/\r\n?/g, '\n')
+      .replace(/[ \t]+$/gm, '')
+      .replace(/\n{3,}/g, '\n\n')
+      .trim();
+  const subject = clean(title).replace(/\s*\n\s*/g, ' ');
+  const body = clean(summary);
+  return `${subject}\n\n${body === '' ? '' : `${body}\n\n`}Generated-By: docwright\n`;
 }
 
 export interface PushOptions {

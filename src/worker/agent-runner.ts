@@ -32,7 +32,7 @@ function pullRequestBody(summary: string, instruction: string, jobId: string): s
  * records; git gets its credentials only through the environment.
  */
 export function createAgentRunner(app: App): Runner {
-  return async (job, run, signal, emit) => {
+  return async (job, run, signal, emit, defer) => {
     const project = await app.projects.get(job.projectId);
     if (!job.model) {
       return failed(
@@ -114,7 +114,7 @@ export function createAgentRunner(app: App): Runner {
           usage: result.usage,
         };
       } finally {
-        await checkout.remove();
+        defer(checkout.remove);
       }
     } catch (error) {
       if (error instanceof AgentFailure || error instanceof HostError)

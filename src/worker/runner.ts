@@ -26,6 +26,13 @@ export interface RunnableRun {
 export type EmitStep = (type: string, data?: unknown) => Promise<void>;
 
 /**
+ * Hands the worker work to do once the run's outcome is recorded (e.g. removing a checkout),
+ * so that callers see the result without waiting for it. The worker runs it whatever the
+ * outcome, abort included, before the run's slot is free and before a graceful stop ends.
+ */
+export type DeferTask = (task: () => Promise<void>) => void;
+
+/**
  * The one function the worker calls per run. It must stop promptly when
  * `signal` aborts (cancellation, lost lease, time limit, shutdown); what it
  * returns then is ignored.
@@ -35,6 +42,7 @@ export type Runner = (
   run: RunnableRun,
   signal: AbortSignal,
   emit: EmitStep,
+  defer: DeferTask,
 ) => Promise<RunOutcome>;
 
 /**

@@ -9,7 +9,7 @@ import type { Logger } from '../logger.ts';
 import type { JobRunRow } from '../store/schema.ts';
 import { claimNextRun } from './claim.ts';
 import { lostRuns, releaseLease, renewLease } from './lease.ts';
-import type { RunnableJob, Runner } from './runner.ts';
+import type { DeferTask, RunnableJob, Runner } from './runner.ts';
 import { sweepRuns } from './sweeper.ts';
 
 export interface WorkerOptions extends Partial<WorkerSettings> {
@@ -186,6 +186,20 @@ export class Worker {
   }
 
   async #execute(run: JobRunRow, controller: AbortController): Promise<void> {
+    const deferred: (() => Promise<void>)[] = [];
+    try {
+      await this.#runAndRecord(run, controller, (task) => deferred.push(task));
+    } finally {
+      // What the runner put off until its outcome was recorded (removing its checkout): callers
+      // see the result sooner, while the worker's slot and a graceful stop still wait for it.
+      for (const result of await Promise.allSettled(deferred.map((task) => task()))) {
+        if (result.status === 'rejected')
+          this.#log.warn({ err: result.reason, runId: run.id }, 'run clean-up failed');
+      }
+    }
+  }
+
+  async #runAndRecord(run: JobRunRow, controller: AbortController, defer: DeferTask): Promise<void> {
     const { db } = this.#app.store;
     const log = this.#log.child({ jobId: run.job_id, runId: run.id });
     const started = this.#app.now();
@@ -230,6 +244,7 @@ export class Worker {
         { id: run.id, seq: run.seq, prompt: run.prompt, attempt: run.attempts, history },
         controller.signal,
         emit,
+        defer,
       );
       if (!controller.signal.aborted) outcome = result;
     } catch (error) {

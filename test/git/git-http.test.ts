@@ -1,5 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
@@ -126,6 +134,45 @@ describe('git over smart HTTP with credentials in the environment', () => {
     }
     assertNoTempCheckouts();
     assert.deepEqual(remoteSubjects('main..docwright/abc'), ['Second', 'First']);
+  });
+
+  test('commits deletions, moves and odd names exactly; nothing changed commits nothing; the message is cleaned', async () => {
+    const checkout = await run('docwright/moves');
+    try {
+      const at = (file: string) => path.join(checkout.dir, file);
+      // Rewriting a file with its own content is no change.
+      writeFileSync(at('guide.mdx'), '# Guide\n');
+      const unchanged = { files: ['guide.mdx', 'never-existed.mdx'], message: 'x', author: AUTHOR };
+      assert.equal(await commitFiles(checkout, unchanged), false);
+
+      renameSync(at('guide.mdx'), at('-moved guide*.mdx'));
+      rmSync(at('index.mdx'));
+      writeFileSync(at(':(glob)odd.mdx'), 'odd\n');
+      writeFileSync(at('stray.mdx'), 'not part of the run\n');
+      const committed = await commitFiles(checkout, {
+        files: ['guide.mdx', '-moved guide*.mdx', 'index.mdx', ':(glob)odd.mdx'],
+        message: commitMessage('  Move \r\n the guide  ', 'Line one.   \r\n\r\n\r\n\r\nLine two.\t\n'),
+        author: AUTHOR,
+      });
+      assert.equal(committed, true);
+      const status = await git(['status', '--porcelain', '--untracked-files=all'], { cwd: checkout.dir });
+      assert.equal(status, '?? stray.mdx\n', 'the index matches the commit; only the stray file is left');
+      await pushBranch(checkout);
+    } finally {
+      await checkout.remove();
+    }
+    assert.deepEqual(server.git(repo(), 'ls-tree', '--name-only', 'docwright/moves').trim().split('\n'), [
+      '-moved guide*.mdx',
+      ':(glob)odd.mdx',
+    ]);
+    assert.equal(
+      server.git(repo(), 'log', '-1', '--format=%B', 'docwright/moves'),
+      'Move the guide\n\nLine one.\n\nLine two.\n\nGenerated-By: docwright\n\n',
+    );
+    assert.equal(
+      server.git(repo(), 'rev-parse', 'docwright/moves~1').trim(),
+      server.git(repo(), 'rev-parse', 'main').trim(),
+    );
   });
 
   test('a wrong token fails with host-auth-failed', async () => {
@@ -276,17 +323,22 @@ describe('the token never leaks', () => {
       const config = await git(['config', '--list', '--local'], { cwd: checkout.dir });
       for (const text of [remotes, config]) for (const form of WRITE_FORMS) assert.ok(!text.includes(form));
 
-      // A git failure whose stderr names the token comes back redacted.
+      // A git failure whose stderr names the token comes back redacted (a directory cannot be staged).
+      mkdirSync(path.join(checkout.dir, WRITE_TOKEN));
+      writeFileSync(path.join(checkout.dir, WRITE_TOKEN, 'page.mdx'), 'x\n');
       const error = await commitFiles(checkout, { files: [WRITE_TOKEN], message: 'x', author: AUTHOR }).then(
         () => assert.fail('expected a GitError'),
         (e: unknown) => e,
       );
       assert.ok(error instanceof GitError);
-      assert.match(error.message, /did not match any files/);
+      assert.match(error.message, /Unable to process path \[redacted\]/);
+      assert.match(error.stderr, /is a directory/);
       for (const form of WRITE_FORMS) {
         assert.ok(!error.message.includes(form) && !error.stderr.includes(form), error.message);
       }
-      const raw = await git(['add', '--', WRITE_TOKEN], { cwd: checkout.dir }).catch((e: GitError) => e);
+      const raw = await git(['update-index', '--add', '--', WRITE_TOKEN], { cwd: checkout.dir }).catch(
+        (e: GitError) => e,
+      );
       assert.ok(raw instanceof GitError && raw.stderr.includes(WRITE_TOKEN), 'unredacted without a redactor');
     } finally {
       await checkout.remove();

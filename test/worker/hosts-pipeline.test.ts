@@ -189,7 +189,9 @@ for (const kind of HOST_KINDS) {
         hosted.git.git(hosted.name, 'diff', `main..${branch}`),
         /^\+.*customize, update and share\.$/m,
       );
-      assert.deepEqual(checkouts(ctx.tmp), [], 'the checkout is removed after the run');
+      await waitFor(() => checkouts(ctx.tmp).length === 0, {
+        message: 'the checkout is removed after the run',
+      });
 
       model.push(
         toolCall('read_file', { path: 'quickstart.mdx', offset: 10, limit: 1 }),

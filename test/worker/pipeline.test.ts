@@ -161,7 +161,10 @@ describe('pipeline on a local project: POST → agent edits → commit on a bran
     assert.equal(done.prLink, null);
     assert.equal(done.branch, null);
     assert.equal(git(repo, 'for-each-ref', '--format=%(refname)', 'refs/heads'), before);
-    assert.deepEqual(leftovers(), [], 'a run with nothing to commit removes its checkout');
+    // Removed once the outcome is recorded (the worker runs the runner's deferred clean-up).
+    await waitFor(() => leftovers().length === 0, {
+      message: 'a run with nothing to commit removes its checkout',
+    });
   });
 
   test('a validation failure pushes nothing and fails the job with validation-failed', async () => {
@@ -180,7 +183,8 @@ describe('pipeline on a local project: POST → agent edits → commit on a bran
     assert.equal(done.status, 'failed');
     assert.equal(done.error?.code, 'validation-failed');
     assert.equal(git(repo, 'for-each-ref', '--format=%(refname)', 'refs/heads'), before);
-    assert.deepEqual(leftovers(), [], 'a failed run removes its checkout');
+    // Removed once the outcome is recorded (the worker runs the runner's deferred clean-up).
+    await waitFor(() => leftovers().length === 0, { message: 'a failed run removes its checkout' });
   });
 
   test('archiving a job mid-run aborts it, pushes nothing and removes the checkout', async () => {

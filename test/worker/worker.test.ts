@@ -105,6 +105,33 @@ describe('worker (in process)', () => {
     assert.match(metrics, /docwright_pickup_latency_seconds_count [1-9]/);
   });
 
+  test('deferred clean-up runs after the outcome is recorded, and stop() waits for it', async () => {
+    let finishCleanup!: () => void;
+    const cleanupDone = new Promise<void>((resolve) => {
+      finishCleanup = resolve;
+    });
+    let cleanupStarted = false;
+    const worker = start(async (_job, run, _signal, _emit, defer) => {
+      defer(async () => {
+        cleanupStarted = true;
+        await cleanupDone;
+      });
+      return { status: 'completed', prLink: null, branch: null, summary: `did ${run.prompt}` };
+    });
+    const id = await create('Clean up later');
+    await waitFor(async () => ((await job(id)).status === 'completed' ? true : undefined));
+    assert.equal(cleanupStarted, true);
+    let stopped = false;
+    const stopping = worker.stop(0).then(() => {
+      stopped = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(stopped, false, 'stop() waits for the clean-up');
+    finishCleanup();
+    await stopping;
+    assert.equal(stopped, true);
+  });
+
   test('the default runner fails at once with model-not-configured when no model is set', async () => {
     const bare = await startTestApp();
     try {
