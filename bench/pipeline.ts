@@ -24,9 +24,10 @@
  */
 import { type ChildProcess, execFile } from 'node:child_process';
 import { subscribe } from 'node:diagnostics_channel';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs, promisify } from 'node:util';
 import { type App, openApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
@@ -295,6 +296,9 @@ async function docwrightRun(bench: Bench, projectId: string, edit: Edit): Promis
     clearTimeout(timeout);
     clearInterval(poll);
     if (failure) throw failure;
+    // The worker removes the checkout after recording the outcome; let it finish so that it does
+    // not overlap (and slow) the next measurement.
+    while (readdirSync(tmpdir()).some((name) => name.startsWith('docwright-run-'))) await sleep(5);
     return trace;
   } finally {
     unsubscribe();
