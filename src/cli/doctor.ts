@@ -7,10 +7,10 @@
 import type { Command } from 'commander';
 import { type CheckResult, type CheckStatus, type DoctorProgress, runDoctor } from './doctor-checks.ts';
 import { positiveInt } from './parsers.ts';
+import { spinner } from './spinner.ts';
 
 const SYMBOL: Record<CheckStatus, string> = { ok: '✓', warn: '!', fail: '✗' };
 const COLOR: Record<CheckStatus, number> = { ok: 32, warn: 33, fail: 31 };
-const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 interface DoctorCommandOptions {
   json?: boolean;
@@ -19,28 +19,11 @@ interface DoctorCommandOptions {
   timeout: number;
 }
 
-/** A progress line redrawn in place on a terminal; `stop()` erases it. */
-function spinner(stream: NodeJS.WriteStream) {
-  let progress: DoctorProgress = { done: 0, total: 0, running: [] };
-  let frame = 0;
-  const draw = () => {
-    const running = progress.running.length > 0 ? ` · ${progress.running.join(', ')}` : '';
-    const count = progress.total > 0 ? ` ${progress.done}/${progress.total}` : '…';
-    const line = `${SPINNER[frame++ % SPINNER.length]} checking${count}${running}`;
-    stream.write(`\r\x1b[K${line.slice(0, Math.max(20, (stream.columns ?? 80) - 1))}`);
-  };
-  draw();
-  const timer = setInterval(draw, 80);
-  timer.unref();
-  return {
-    update(next: DoctorProgress) {
-      progress = next;
-    },
-    stop() {
-      clearInterval(timer);
-      stream.write('\r\x1b[K');
-    },
-  };
+/** The spinner's text for the checks' progress. */
+function progressLine(progress: DoctorProgress): string {
+  const running = progress.running.length > 0 ? ` · ${progress.running.join(', ')}` : '';
+  const count = progress.total > 0 ? ` ${progress.done}/${progress.total}` : '…';
+  return `checking${count}${running}`;
 }
 
 function render(checks: CheckResult[], projectNames: Map<string, string>, color: boolean): string {
@@ -82,14 +65,14 @@ export function registerDoctorCommand(program: Command): void {
     .option('--json', 'print { ok, checks: [{ name, status, detail, project? }] } as JSON')
     .action(async (options: DoctorCommandOptions) => {
       const interactive = !options.json && process.stdout.isTTY === true;
-      const progress = interactive ? spinner(process.stdout) : undefined;
+      const progress = interactive ? spinner(process.stdout, 'checking…') : undefined;
       let report: Awaited<ReturnType<typeof runDoctor>>;
       try {
         report = await runDoctor({
           projectId: options.project,
           skipModel: options.skipModel,
           timeoutMs: options.timeout * 1000,
-          onProgress: progress?.update,
+          onProgress: progress ? (next) => progress.update(progressLine(next)) : undefined,
         });
       } finally {
         progress?.stop();

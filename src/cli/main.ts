@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { DocwrightError } from '../errors.ts';
 import { VERSION } from '../version.ts';
 import { registerDoctorCommand } from './doctor.ts';
+import { registerJobCommands } from './job.ts';
 import { registerKeyCommands } from './key.ts';
 import { print, withApp } from './output.ts';
 import { registerProjectCommands } from './project.ts';
@@ -40,6 +41,7 @@ program
 registerProjectCommands(program);
 registerKeyCommands(program);
 registerDoctorCommand(program);
+registerJobCommands(program);
 
 try {
   await program.parseAsync();

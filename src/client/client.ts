@@ -1,0 +1,187 @@
+/**
+ * The typed client of the docwright HTTP API (SPEC §2): one method per endpoint, an iterator
+ * over every page of the job list, the transcript as a live event stream, and `waitForJob`.
+ *
+ *   const docwright = createClient({ baseUrl: 'https://docwright.example.com', apiKey });
+ *   const job = await docwright.createJob(projectId, { prompt: 'Document the --verbose flag' });
+ *   const done = await docwright.waitForJob(projectId, job.id, { onEvent: (e) => console.log(e.type) });
+ */
+import { followEventStream } from './events-stream.ts';
+import { createTransport } from './http.ts';
+import type {
+  AgentJob,
+  CallOptions,
+  CreateJobInput,
+  EventsOptions,
+  FollowEventsOptions,
+  IterateJobsOptions,
+  JobEvent,
+  JobPage,
+  ListJobsOptions,
+  MessageInput,
+  WaitForJobOptions,
+  WriteOptions,
+} from './types.ts';
+import { waitForJob } from './wait.ts';
+
+/** How to reach the API. */
+export interface ClientOptions {
+  /** The server's base URL, e.g. `https://docwright.example.com` (a path prefix is kept). */
+  baseUrl: string;
+  /** A project's admin API key (`dwk_…`), sent as `Authorization: Bearer`. It never appears in an error. */
+  apiKey: string;
+  /** The fetch to use (default: the global `fetch`). */
+  fetch?: typeof fetch;
+  /** Time limit per attempt in ms: until the body is read, or for an event stream until it opens (default 30000). */
+  timeoutMs?: number;
+  /**
+   * How many times a request is sent again after a 429, a 503 or a missing response (default 2;
+   * 0 disables). Only GETs, archives and POSTs with an `idempotencyKey` are ever retried.
+   */
+  retries?: number;
+  /** Longest wait before one retry, in ms; a `Retry-After` beyond it fails at once with `retryAfter` set (default 30000). */
+  maxRetryDelayMs?: number;
+  /** First back-off in ms when the server gave no `Retry-After`; doubles with each retry (default 500). */
+  retryBaseDelayMs?: number;
+}
+
+export type DocwrightClient = ReturnType<typeof createClient>;
+
+const seg = encodeURIComponent;
+const jobsPath = (projectId: string) => `/v2/agent/${seg(projectId)}`;
+const jobPath = (projectId: string, id: string) => `${jobsPath(projectId)}/job/${seg(id)}`;
+
+export function createClient(options: ClientOptions) {
+  let url: URL;
+  try {
+    url = new URL(options.baseUrl);
+  } catch {
+    throw new TypeError('baseUrl must be an absolute http(s) URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new TypeError('baseUrl must be an absolute http(s) URL');
+  }
+  if (typeof options.apiKey !== 'string' || options.apiKey.length === 0) {
+    throw new TypeError('apiKey is required');
+  }
+  const apiKey = options.apiKey;
+  const transport = createTransport({
+    baseUrl: url.href,
+    apiKey,
+    fetch: options.fetch ?? globalThis.fetch,
+    timeoutMs: options.timeoutMs ?? 30_000,
+    retry: {
+      retries: options.retries ?? 2,
+      baseDelayMs: options.retryBaseDelayMs ?? 500,
+      maxDelayMs: options.maxRetryDelayMs ?? 30_000,
+    },
+  });
+
+  const client = {
+    /** `POST /v2/agent/{projectId}/job`: starts a job; it is `active` until a worker has run it. */
+    createJob(projectId: string, input: CreateJobInput, call: WriteOptions = {}): Promise<AgentJob> {
+      return transport.json({
+        method: 'POST',
+        path: `${jobsPath(projectId)}/job`,
+        body: input,
+        idempotencyKey: call.idempotencyKey,
+        signal: call.signal,
+      });
+    },
+
+    /** `GET /v2/agent/{projectId}/job/{id}`. */
+    getJob(projectId: string, id: string, call: CallOptions = {}): Promise<AgentJob> {
+      return transport.json({ method: 'GET', path: jobPath(projectId, id), signal: call.signal });
+    },
+
+    /** `GET /v2/agent/{projectId}/jobs`: one page, newest first. */
+    listJobs(projectId: string, query: ListJobsOptions = {}): Promise<JobPage> {
+      const { status, limit, cursor, signal } = query;
+      return transport.json({
+        method: 'GET',
+        path: `${jobsPath(projectId)}/jobs`,
+        query: { status, limit, cursor },
+        signal,
+      });
+    },
+
+    /** Every job of the project, newest first, fetched page by page as the loop asks for more. */
+    async *iterateJobs(projectId: string, query: IterateJobsOptions = {}): AsyncGenerator<AgentJob, void> {
+      let cursor: string | undefined;
+      do {
+        const page = await client.listJobs(projectId, {
+          status: query.status,
+          limit: query.pageSize ?? 100,
+          cursor,
+          signal: query.signal,
+        });
+        yield* page.jobs;
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor !== undefined);
+    },
+
+    /** `POST /v2/agent/{projectId}/job/{id}/message`: a follow-up on the same branch and pull request. */
+    sendMessage(
+      projectId: string,
+      id: string,
+      input: MessageInput,
+      call: WriteOptions = {},
+    ): Promise<AgentJob> {
+      return transport.json({
+        method: 'POST',
+        path: `${jobPath(projectId, id)}/message`,
+        body: input,
+        idempotencyKey: call.idempotencyKey,
+        signal: call.signal,
+      });
+    },
+
+    /** `POST /v2/agent/{projectId}/job/{id}/archive`: idempotent; cancels an `active` job's run. */
+    archiveJob(projectId: string, id: string, call: CallOptions = {}): Promise<AgentJob> {
+      return transport.json({
+        method: 'POST',
+        path: `${jobPath(projectId, id)}/archive`,
+        idempotent: true,
+        signal: call.signal,
+      });
+    },
+
+    /** `GET /v2/agent/{projectId}/job/{id}/events`: one page of the transcript, oldest first. */
+    async events(projectId: string, id: string, query: EventsOptions = {}): Promise<JobEvent[]> {
+      const { after, limit, signal } = query;
+      const page = await transport.json<{ events: JobEvent[] }>({
+        method: 'GET',
+        path: `${jobPath(projectId, id)}/events`,
+        query: { after, limit },
+        signal,
+      });
+      return page.events;
+    },
+
+    /**
+     * The transcript as it is written: past events, then live ones, each once, reconnecting
+     * with `Last-Event-ID` when the stream drops. It never ends by itself: stop it with
+     * `signal` or `break`, or use `waitForJob` with `onEvent` to stop when the job ends.
+     */
+    followEvents(
+      projectId: string,
+      id: string,
+      follow: FollowEventsOptions = {},
+    ): AsyncGenerator<JobEvent, void> {
+      return followEventStream(transport, `${jobPath(projectId, id)}/events`, apiKey, follow);
+    },
+
+    /** Resolves with the job once it is no longer `active` (a failed job resolves too). */
+    waitForJob(projectId: string, id: string, wait: WaitForJobOptions = {}): Promise<AgentJob> {
+      return waitForJob(
+        {
+          getJob: (call) => client.getJob(projectId, id, call),
+          events: (query) => client.events(projectId, id, query),
+          followEvents: (follow) => client.followEvents(projectId, id, follow),
+        },
+        wait,
+      );
+    },
+  };
+  return client;
+}
