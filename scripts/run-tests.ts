@@ -1,6 +1,7 @@
 // `npm test`: the whole suite once on SQLite and once on PostgreSQL.
 // `npm test -- --db sqlite` (or postgres) runs one; other arguments go to `node --test`.
 import { spawnSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
 
 const args = process.argv.slice(2);
 const dbIndex = args.indexOf('--db');
@@ -8,6 +9,12 @@ const only = dbIndex >= 0 ? args.splice(dbIndex, 2)[1] : undefined;
 if (only !== undefined && only !== 'sqlite' && only !== 'postgres') {
   console.error('--db must be sqlite or postgres');
   process.exit(2);
+}
+// `node --test` takes files and globs, not folders: a folder means the tests under it.
+for (const [i, arg] of args.entries()) {
+  if (!arg.startsWith('-') && existsSync(arg) && statSync(arg).isDirectory()) {
+    args[i] = `${arg.replace(/\/+$/, '')}/**/*.test.ts`;
+  }
 }
 const files = args.some((a) => !a.startsWith('-')) ? [] : ['test/**/*.test.ts'];
 
