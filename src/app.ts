@@ -1,4 +1,5 @@
 import type { Config } from './config.ts';
+import { environmentSecrets } from './environment-secrets.ts';
 import { DocwrightError } from './errors.ts';
 import { createJobService, type JobService } from './jobs/jobs.ts';
 import { createKeyService, type KeyService } from './keys/keys.ts';
@@ -6,6 +7,7 @@ import { createLogger, type Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { createProjectService, type ProjectService } from './projects/projects.ts';
 import { resolveSecretKey, SecretBox } from './projects/secret-box.ts';
+import { processSecrets } from './redact.ts';
 import { openStore, type Store } from './store/database.ts';
 import { createSignals, type Signals } from './store/signals.ts';
 
@@ -34,6 +36,7 @@ export interface OpenAppOptions {
 }
 
 export async function openApp(config: Config, options: OpenAppOptions = {}): Promise<App> {
+  processSecrets.add(...environmentSecrets(process.env));
   const logger = options.logger ?? createLogger(config.logLevel);
   const store = await openStore({
     databaseUrl: config.databaseUrl,

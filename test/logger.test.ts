@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import { createLogger } from '../src/logger.ts';
 import { processSecrets, SecretRegistry } from '../src/redact.ts';
+import { startTestApp } from './helpers/app.ts';
 
 /** A logger whose lines land in the returned array. */
 function capture(): { lines: string[]; logger: ReturnType<typeof createLogger> } {
@@ -50,4 +51,22 @@ test('a registry redacts multi-line secrets in their JSON-escaped form and forge
   assert.equal(registry.size, 1000);
   assert.ok(registry.redact(line).includes('BEGIN PRIVATE KEY'), 'the oldest secret was forgotten');
   assert.equal(registry.redact('x rotated-token-0999 y'), 'x [redacted] y');
+});
+
+test('secrets from the environment (model keys, the database password) are scrubbed once the app opens', async () => {
+  const key = 'sk-envKeyForLogs0123456789abcdef';
+  const saved = process.env.OPENAI_API_KEY;
+  process.env.OPENAI_API_KEY = key;
+  const t = await startTestApp();
+  try {
+    const { lines, logger } = capture();
+    logger.warn({ detail: `the provider said: invalid key ${key}` }, 'model call failed');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.ok(!lines[0]!.includes(key), lines[0]);
+    assert.match(lines[0]!, /invalid key \[redacted\]/);
+  } finally {
+    await t.close();
+    if (saved === undefined) delete process.env.OPENAI_API_KEY;
+    else process.env.OPENAI_API_KEY = saved;
+  }
 });

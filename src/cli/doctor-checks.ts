@@ -10,6 +10,7 @@ import { sql } from 'kysely';
 import pino from 'pino';
 import { type App, openApp } from '../app.ts';
 import { type Config, loadConfig } from '../config.ts';
+import { environmentSecrets } from '../environment-secrets.ts';
 import { DocwrightError } from '../errors.ts';
 import { createLogger } from '../logger.ts';
 import { confidentialValues, type ProjectSecrets, type ProjectView } from '../projects/projects.ts';
@@ -70,23 +71,6 @@ type Loaded = Map<string, ProjectSecrets | string>;
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-
-/** The secrets of the environment (model keys, secret key, database password). */
-function environmentSecrets(env: NodeJS.ProcessEnv): string[] {
-  const secrets = [
-    env.ANTHROPIC_API_KEY,
-    env.OPENAI_API_KEY,
-    env.DOCWRIGHT_OPENAI_COMPATIBLE_API_KEY,
-    env.DOCWRIGHT_SECRET_KEY,
-  ];
-  try {
-    const password = env.DATABASE_URL ? new URL(env.DATABASE_URL).password : '';
-    if (password) secrets.push(password, decodeURIComponent(password));
-  } catch {
-    // Not a URL: the configuration check says so, without repeating it.
-  }
-  return secrets.filter((s): s is string => typeof s === 'string' && s.trim() !== '');
-}
 
 /**
  * Runs tasks at most `concurrency` at a time, each with its own timeout: on expiry its signal
