@@ -31,6 +31,11 @@ export interface CheckoutOptions {
   redact?: Redact;
   /** Where the temporary checkout is created (default: the system's temporary directory). */
   tmpDir?: string;
+  /**
+   * The head branch most likely does not exist yet (a job's first run): the base is cloned while
+   * the refs are listed, saving a round trip; if the branch exists after all, it is cloned instead.
+   */
+  likelyNew?: boolean;
 }
 
 interface Context {
@@ -106,32 +111,55 @@ export async function checkoutForRun(options: CheckoutOptions): Promise<Checkout
   const base: GitOptions = { signal: options.signal, env: options.env, redact };
   try {
     const wanted = [`refs/heads/${options.branch}`, `refs/heads/${options.ref}`, `refs/tags/${options.ref}`];
-    const listed = await git(['ls-remote', '--', options.remote, ...wanted], base);
-    const refs = new Set(listed.split('\n').map((line) => line.split('\t')[1]?.trim()));
-    const existing = refs.has(wanted[0]);
-    if (!existing && !refs.has(wanted[1]) && !refs.has(wanted[2])) {
+    const listRefs = async () => {
+      const listed = await git(['ls-remote', '--', options.remote, ...wanted], base);
+      return new Set(listed.split('\n').map((line) => line.split('\t')[1]?.trim()));
+    };
+    const clone = (from: string) =>
+      git(
+        [
+          'clone',
+          '--quiet',
+          '--depth',
+          '1',
+          '--single-branch',
+          '--no-tags',
+          '--branch',
+          from,
+          '--',
+          options.remote,
+          dir,
+        ],
+        base,
+      );
+    /** Whether the head branch exists; fails when neither it nor the base ref does. */
+    const headExists = (refs: Set<string | undefined>) => {
+      if (refs.has(wanted[0])) return true;
+      if (refs.has(wanted[1]) || refs.has(wanted[2])) return false;
       throw new HostError(
         'ref-not-found',
         `the ref ${JSON.stringify(options.ref)} does not exist on the remote`,
       );
+    };
+    let refs: Set<string | undefined>;
+    let existing: boolean;
+    if (options.likelyNew) {
+      // A first run saves a round trip: list the refs while cloning the base.
+      const [listed, cloned] = await Promise.allSettled([listRefs(), clone(options.ref)]);
+      if (listed.status === 'rejected') throw listed.reason;
+      refs = listed.value;
+      existing = headExists(refs);
+      if (cloned.status === 'rejected') throw cloned.reason;
+      if (existing) {
+        // An earlier attempt pushed the branch after all: work on it instead.
+        await removeDir(dir);
+        await clone(options.branch);
+      }
+    } else {
+      refs = await listRefs();
+      existing = headExists(refs);
+      await clone(existing ? options.branch : options.ref);
     }
-    const from = existing ? options.branch : options.ref;
-    await git(
-      [
-        'clone',
-        '--quiet',
-        '--depth',
-        '1',
-        '--single-branch',
-        '--no-tags',
-        '--branch',
-        from,
-        '--',
-        options.remote,
-        dir,
-      ],
-      base,
-    );
     const local: GitOptions = { ...base, cwd: dir };
     if (!existing) {
       // Renaming the cloned branch leaves the index alone; `checkout -b` would rewrite it, and

@@ -62,6 +62,8 @@ export function createAgentRunner(app: App): Runner {
         remote: remote.url,
         ref: job.source.ref,
         branch,
+        // A job's first run, first attempt: no run can have pushed the branch yet.
+        likelyNew: run.seq === 1 && run.attempt === 1,
         signal,
         env: remote.env,
         redact,

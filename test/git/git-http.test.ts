@@ -175,6 +175,64 @@ describe('git over smart HTTP with credentials in the environment', () => {
     );
   });
 
+  test('a likely-new branch is cloned while the refs are listed; one that exists after all is used instead', async () => {
+    const fresh = await checkoutForRun({
+      remote,
+      ref: 'main',
+      branch: 'docwright/new',
+      env: env(WRITE_TOKEN),
+      tmpDir: tmpRoot,
+      likelyNew: true,
+    });
+    try {
+      assert.equal(fresh.existing, false);
+      assert.equal(fresh.base, server.git(repo(), 'rev-parse', 'main').trim());
+      assert.equal(await commit(fresh, { 'index.mdx': '# Home\n\nFirst attempt.\n' }, 'First attempt'), true);
+      await pushBranch(fresh);
+    } finally {
+      await fresh.remove();
+    }
+    // A retried first run whose branch was pushed before the crash.
+    const again = await checkoutForRun({
+      remote,
+      ref: 'main',
+      branch: 'docwright/new',
+      env: env(WRITE_TOKEN),
+      tmpDir: tmpRoot,
+      likelyNew: true,
+    });
+    try {
+      assert.equal(again.existing, true);
+      assert.equal(again.base, server.git(repo(), 'rev-parse', 'docwright/new').trim());
+      assert.equal(readFileSync(path.join(again.dir, 'index.mdx'), 'utf8'), '# Home\n\nFirst attempt.\n');
+    } finally {
+      await again.remove();
+    }
+    await rejectsWith(
+      checkoutForRun({
+        remote,
+        ref: 'no-such-branch',
+        branch: 'docwright/x',
+        env: env(WRITE_TOKEN),
+        tmpDir: tmpRoot,
+        likelyNew: true,
+      }),
+      'ref-not-found',
+    );
+    await rejectsWith(
+      checkoutForRun({
+        remote,
+        ref: 'main',
+        branch: 'docwright/x',
+        env: env('wrong-token'),
+        tmpDir: tmpRoot,
+        likelyNew: true,
+      }),
+      'host-auth-failed',
+    );
+    assertNoTempCheckouts();
+  });
+
   test('a wrong token fails with host-auth-failed', async () => {
     const error = await rejectsWith(run('docwright/x', 'dwtest_WRONG_token_0000'), 'host-auth-failed');
     assert.ok(!error.message.includes('dwtest_WRONG_token_0000'));
