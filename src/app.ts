@@ -5,6 +5,8 @@ import { createJobService, type JobService } from './jobs/jobs.ts';
 import { createKeyService, type KeyService } from './keys/keys.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
+import { createOperatorService, type OperatorService } from './operators/operators.ts';
+import { createSessionService, type SessionService } from './operators/sessions.ts';
 import { createProjectService, type ProjectService } from './projects/projects.ts';
 import { resolveSecretKey, SecretBox } from './projects/secret-box.ts';
 import { processSecrets } from './redact.ts';
@@ -19,6 +21,9 @@ export interface App {
   projects: ProjectService;
   keys: KeyService;
   jobs: JobService;
+  /** Dashboard accounts and their sign-in sessions. */
+  operators: OperatorService;
+  sessions: SessionService;
   /** Wake-ups between processes (job queued, run cancelled, new events). */
   signals: Signals;
   metrics: Metrics;
@@ -61,6 +66,15 @@ export async function openApp(config: Config, options: OpenAppOptions = {}): Pro
     return secretBox;
   };
   const now = options.now ?? (() => new Date());
+  const operators = createOperatorService({ store, now });
+  if (config.admin.password !== undefined && options.migrate !== false) {
+    await createFirstOperator(operators, config.admin.email, config.admin.password, logger).catch(
+      async (error) => {
+        await store.close();
+        throw error;
+      },
+    );
+  }
   const signals = createSignals(store, {
     databaseUrl: config.databaseUrl,
     schema: config.databaseSchema,
@@ -72,6 +86,8 @@ export async function openApp(config: Config, options: OpenAppOptions = {}): Pro
     logger,
     projects: createProjectService({ store, secretBox: getSecretBox, now }),
     keys: createKeyService({ store, now }),
+    operators,
+    sessions: createSessionService({ store, now }),
     jobs: createJobService({
       store,
       promptMaxChars: config.promptMaxChars,
@@ -88,4 +104,33 @@ export async function openApp(config: Config, options: OpenAppOptions = {}): Pro
       await store.close();
     },
   };
+}
+
+/** `DOCWRIGHT_ADMIN_PASSWORD`: the first account, when there is none. The password is never logged. */
+async function createFirstOperator(
+  operators: OperatorService,
+  email: string,
+  password: string,
+  logger: Logger,
+): Promise<void> {
+  let created: Awaited<ReturnType<OperatorService['createFirst']>>;
+  try {
+    created = await operators.createFirst({ email, password });
+  } catch (error) {
+    if (error instanceof DocwrightError && error.fields) {
+      // Name the variables, not the service's fields (and never echo the value).
+      const names = { email: 'DOCWRIGHT_ADMIN_EMAIL', password: 'DOCWRIGHT_ADMIN_PASSWORD' };
+      const message = error.fields
+        .map((f) => `${names[f.field as keyof typeof names] ?? f.field} ${f.message}`)
+        .join('; ');
+      throw new DocwrightError('invalid-request', `invalid configuration: ${message}`, { cause: error });
+    }
+    throw error;
+  }
+  if (created) {
+    logger.info(
+      { operatorId: created.id, email: created.email },
+      'created the first operator account from DOCWRIGHT_ADMIN_PASSWORD',
+    );
+  }
 }

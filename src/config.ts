@@ -20,6 +20,11 @@ export interface Config {
   defaultRateLimit: number;
   /** pino log level (`DOCWRIGHT_LOG_LEVEL`). */
   logLevel: string;
+  /**
+   * The first dashboard account, created at start when no operator exists
+   * (`DOCWRIGHT_ADMIN_EMAIL`, default `admin@localhost`, and `DOCWRIGHT_ADMIN_PASSWORD`).
+   */
+  admin: { email: string; password: string | undefined };
   worker: WorkerSettings;
   /** Budgets of one agent run (SPEC §7). */
   agent: { maxSteps: number; maxTokens: number; maxDurationMs: number; maxRepairRounds: number };
@@ -69,6 +74,8 @@ const envSchema = z.object({
   DOCWRIGHT_AGENT_MAX_TOKENS: positiveInt.default(400_000),
   DOCWRIGHT_AGENT_MAX_MINUTES: positiveNumber.default(10),
   DOCWRIGHT_AGENT_REPAIR_ROUNDS: z.coerce.number().int().min(0).default(3),
+  DOCWRIGHT_ADMIN_EMAIL: z.string().min(1).default('admin@localhost'),
+  DOCWRIGHT_ADMIN_PASSWORD: z.string().optional(),
   DOCWRIGHT_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -96,6 +103,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     promptMaxChars: e.DOCWRIGHT_PROMPT_MAX_CHARS,
     defaultRateLimit: e.DOCWRIGHT_RATE_LIMIT,
     logLevel: e.DOCWRIGHT_LOG_LEVEL,
+    admin: { email: e.DOCWRIGHT_ADMIN_EMAIL, password: e.DOCWRIGHT_ADMIN_PASSWORD || undefined },
     agent: {
       maxSteps: e.DOCWRIGHT_AGENT_MAX_STEPS,
       maxTokens: e.DOCWRIGHT_AGENT_MAX_TOKENS,

@@ -7,6 +7,7 @@ import { registerKeyCommands } from './key.ts';
 import { print, withApp } from './output.ts';
 import { registerProjectCommands } from './project.ts';
 import { registerServeCommands } from './serve.ts';
+import { registerUserCommands } from './user.ts';
 
 const program = new Command('docwright')
   .description('docwright: documentation edits from plain-language instructions')
@@ -42,6 +43,7 @@ registerProjectCommands(program);
 registerKeyCommands(program);
 registerDoctorCommand(program);
 registerJobCommands(program);
+registerUserCommands(program);
 
 try {
   await program.parseAsync();

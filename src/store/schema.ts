@@ -13,6 +13,8 @@ export interface Database {
   job_events: JobEventTable;
   idempotency_keys: IdempotencyKeyTable;
   rate_limit_uses: RateLimitUseTable;
+  operators: OperatorTable;
+  sessions: SessionTable;
 }
 
 export interface ProjectTable {
@@ -118,9 +120,36 @@ export interface RateLimitUseTable {
   used_at: string;
 }
 
+/** A dashboard account (SPEC §10). */
+export interface OperatorTable {
+  id: string;
+  /** Lower-cased; unique. */
+  email: string;
+  /** `scrypt$N=…,r=…,p=…$salt$hash` (src/operators/passwords.ts). */
+  password_hash: string;
+  created_at: string;
+  updated_at: string;
+  last_sign_in_at: string | null;
+  disabled_at: string | null;
+}
+
+/** A dashboard sign-in. */
+export interface SessionTable {
+  /** Hex SHA-256 of the session token; the token itself is never stored. */
+  id: string;
+  operator_id: string;
+  /** Random per-session secret that state-changing forms must echo. */
+  csrf_secret: string;
+  created_at: string;
+  expires_at: string;
+  last_seen_at: string;
+}
+
 export type ProjectRow = Selectable<ProjectTable>;
 export type ApiKeyRow = Selectable<ApiKeyTable>;
 export type JobRow = Selectable<JobTable>;
 export type JobRunRow = Selectable<JobRunTable>;
 export type JobEventRow = Selectable<JobEventTable>;
 export type NewJob = Insertable<JobTable>;
+export type OperatorRow = Selectable<OperatorTable>;
+export type SessionRow = Selectable<SessionTable>;
