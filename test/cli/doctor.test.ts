@@ -556,7 +556,7 @@ describe(`docwright doctor (${testDialect})`, () => {
         'migrations',
         undefined,
         'warn',
-        /^1 pending migration \(0001_foundation\): run docwright migrate/,
+        /^2 pending migrations \(0001_foundation, 0002_operators\): run docwright migrate/,
       );
       expectCheck(report, 'database', undefined, 'ok');
       assert.deepEqual(await tables(database), [], 'doctor created no table');

@@ -36,8 +36,8 @@ describe(`store on ${testDialect}`, () => {
     );
     assert.deepEqual(
       runs.flatMap((r) => r.applied),
-      ['0001_foundation'],
-      'exactly one process applied it',
+      ['0001_foundation', '0002_operators'],
+      'exactly one process applied each',
     );
     const store = await openStore(options);
     try {
@@ -50,8 +50,10 @@ describe(`store on ${testDialect}`, () => {
         'job_events',
         'job_runs',
         'jobs',
+        'operators',
         'projects',
         'rate_limit_uses',
+        'sessions',
       ]) {
         assert.ok(tables.includes(table), table);
       }
