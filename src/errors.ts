@@ -21,6 +21,7 @@ export const errorStatus = {
   'job-busy': 409,
   'job-archived': 409,
   'idempotency-key-in-use': 409,
+  'operator-exists': 409,
   'payload-too-large': 413,
   'uri-too-long': 414,
   'unsupported-media-type': 415,

@@ -12,6 +12,7 @@ export const newJobId = (): string => `job_${nextUlid().toLowerCase()}`;
 export const newRunId = (): string => `run_${nextUlid().toLowerCase()}`;
 export const newProjectId = (): string => `prj_${nextUlid().toLowerCase()}`;
 export const newKeyId = (): string => `key_${nextUlid().toLowerCase()}`;
+export const newOperatorId = (): string => `usr_${nextUlid().toLowerCase()}`;
 
 const jobIdRe = new RegExp(`^job_${ulidPattern}$`);
 const projectIdRe = new RegExp(`^prj_${ulidPattern}$`);

@@ -1,6 +1,7 @@
-import { monotonicFactory } from 'ulid';
 import { DocwrightError } from '../errors.ts';
+import { newOperatorId } from '../ids.ts';
 import type { Store } from '../store/database.ts';
+import { isUniqueViolation } from '../store/dialect.ts';
 import type { OperatorRow } from '../store/schema.ts';
 import {
   CURRENT_PARAMS,
@@ -15,10 +16,6 @@ import {
  * Operator accounts: the people who sign in to the dashboard (SPEC §10). Identified by
  * e-mail address, case-insensitively (stored lower-cased); passwords hashed with scrypt.
  */
-
-const nextUlid = monotonicFactory();
-/** `usr_` + lower-case ULID, as the ids of src/ids.ts. */
-export const newOperatorId = (): string => `usr_${nextUlid().toLowerCase()}`;
 
 /** An operator as shown anywhere: never the password hash. */
 export interface OperatorView {
@@ -88,16 +85,6 @@ function checkPassword(password: string): void {
  */
 const DUMMY_HASH = `scrypt$N=${CURRENT_PARAMS.N},r=${CURRENT_PARAMS.r},p=${CURRENT_PARAMS.p}$${'A'.repeat(22)}$${'A'.repeat(43)}`;
 
-/**
- * A unique-constraint violation, in either dialect (PostgreSQL 23505; node:sqlite reports
- * SQLITE_CONSTRAINT_UNIQUE, extended code 2067).
- */
-export function isUniqueViolation(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const { code, errcode } = error as { code?: unknown; errcode?: unknown };
-  return code === '23505' || errcode === 2067 || /UNIQUE constraint failed/.test(error.message);
-}
-
 export function createOperatorService(deps: { store: Store; now?: () => Date }): OperatorService {
   const { db } = deps.store;
   const now = deps.now ?? (() => new Date());
@@ -135,7 +122,7 @@ export function createOperatorService(deps: { store: Store; now?: () => Date }):
         return operatorView(await insert(email, input.password));
       } catch (error) {
         if (isUniqueViolation(error)) {
-          throw new DocwrightError('invalid-request', `an operator with the email ${email} already exists`, {
+          throw new DocwrightError('operator-exists', `an operator with the email ${email} already exists`, {
             fields: [{ field: 'email', message: 'is already taken' }],
             cause: error,
           });

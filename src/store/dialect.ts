@@ -81,3 +81,12 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 export async function pingDatabase(db: Kysely<Database>): Promise<void> {
   await sql`select 1`.execute(db);
 }
+/**
+ * A unique-constraint violation, in either dialect (PostgreSQL 23505; node:sqlite reports
+ * SQLITE_CONSTRAINT_UNIQUE, extended code 2067).
+ */
+export function isUniqueViolation(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const { code, errcode } = error as { code?: unknown; errcode?: unknown };
+  return code === '23505' || errcode === 2067 || /UNIQUE constraint failed/.test(error.message);
+}

@@ -120,7 +120,7 @@ describe(`operators and sessions (${testDialect})`, () => {
     const error = await failure(
       app.operators.create({ email: 'ALICE@EXAMPLE.COM', password: OTHER_PASSWORD }),
     );
-    assert.equal(error.code, 'invalid-request');
+    assert.equal(error.code, 'operator-exists');
     assert.equal(error.message, 'an operator with the email alice@example.com already exists');
     assert.deepEqual(error.fields, [{ field: 'email', message: 'is already taken' }]);
     assert.equal((await app.operators.list()).length, 1);
