@@ -11,6 +11,7 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { APICallError, type LanguageModel, type ModelMessage, type SystemModelMessage } from 'ai';
+import { processSecrets } from '../redact.ts';
 import { AgentFailure, type AgentFailureCode } from './types.ts';
 
 /** A language model object (never a gateway id string). */
@@ -43,9 +44,6 @@ const DEFAULT_BASE_URLS = {
   anthropic: 'https://api.anthropic.com/v1',
   openai: 'https://api.openai.com/v1',
 } as const;
-
-/** Keys handed to a provider, so that no error message can ever repeat one. */
-const knownSecrets = new Set<string>();
 
 const notConfigured = (message: string) => new AgentFailure('model-not-configured', message);
 
@@ -115,7 +113,7 @@ export function resolveModel(modelId: string, options: ResolveModelOptions = {})
         id,
         present(options.apiKeys?.anthropic) ?? present(env.ANTHROPIC_API_KEY),
       );
-      knownSecrets.add(apiKey);
+      processSecrets.add(apiKey);
       const override = present(options.baseUrls?.anthropic) ?? present(env.ANTHROPIC_BASE_URL);
       return createAnthropic({
         apiKey,
@@ -129,7 +127,7 @@ export function resolveModel(modelId: string, options: ResolveModelOptions = {})
         id,
         present(options.apiKeys?.openai) ?? present(env.OPENAI_API_KEY),
       );
-      knownSecrets.add(apiKey);
+      processSecrets.add(apiKey);
       const override = present(options.baseUrls?.openai) ?? present(env.OPENAI_BASE_URL);
       return createOpenAI({
         apiKey,
@@ -147,7 +145,7 @@ export function resolveModel(modelId: string, options: ResolveModelOptions = {})
       }
       const apiKey =
         present(options.apiKeys?.openaiCompatible) ?? present(env.DOCWRIGHT_OPENAI_COMPATIBLE_API_KEY);
-      if (apiKey) knownSecrets.add(apiKey);
+      if (apiKey) processSecrets.add(apiKey);
       return createOpenAICompatible({
         name: 'openai-compatible',
         baseURL: normalizeBaseUrl(baseUrl, 'the OpenAI-compatible base URL'),
@@ -196,9 +194,9 @@ export interface ModelErrorClassification {
 
 /** Removes keys handed to providers and anything shaped like a key (`sk-…`, `Bearer …`, masked keys). */
 export function redactSecrets(text: string): string {
-  let out = text;
-  for (const secret of knownSecrets) if (secret.length >= 8) out = out.split(secret).join('[redacted]');
-  return out
+  // Every key handed to a provider is in the process's registry (as for log lines).
+  return processSecrets
+    .redact(text)
     .replace(/Bearer\s+[^\s"',]+/gi, 'Bearer [redacted]')
     .replace(/\b(sk|pk|rk)-[A-Za-z0-9_*-]{4,}/g, '[redacted]')
     .replace(/[A-Za-z0-9_-]*\*{3,}[A-Za-z0-9_-]*/g, '[redacted]');
