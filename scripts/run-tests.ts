@@ -1,7 +1,9 @@
 // `npm test`: the whole suite once on SQLite and once on PostgreSQL.
 // `npm test -- --db sqlite` (or postgres) runs one; other arguments go to `node --test`.
 import { spawnSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 
 const args = process.argv.slice(2);
 const dbIndex = args.indexOf('--db');
@@ -18,13 +20,74 @@ for (const [i, arg] of args.entries()) {
 }
 const files = args.some((a) => !a.startsWith('-')) ? [] : ['test/**/*.test.ts'];
 
+// Unless the caller chose reporters: the usual one on stdout, and the skipped tests collected in a
+// file per database to print at the end.
+const ownReporters = !args.some((a) => a.startsWith('--test-reporter'));
+const scratch = mkdtempSync(path.join(tmpdir(), 'docwright-test-run-'));
+const skipReporter = path.join(import.meta.dirname, 'skipped-tests.ts');
+
+/**
+ * What a run may leave in its temporary directory: Node's compile cache (agent processes keep
+ * it there on purpose) and the empty run folders (`docwright-runs/<pid>`) of server processes a
+ * test killed, which the next worker removes. Anything else — a repository, a checkout, a data
+ * directory — is a test that did not clean up after itself, and fails the run.
+ */
+const KEPT = new Set(['node-compile-cache']);
+
+function leftoversIn(tmp: string): string[] {
+  return readdirSync(tmp).flatMap((name) => {
+    if (KEPT.has(name)) return [];
+    if (name !== 'docwright-runs') return [path.join(tmp, name)];
+    const runs = path.join(tmp, name);
+    return readdirSync(runs).flatMap((pid) =>
+      readdirSync(path.join(runs, pid)).map((checkout) => path.join(runs, pid, checkout)),
+    );
+  });
+}
+
 let failed = false;
+const skipped: [string, string[]][] = [];
 for (const db of only ? [only] : ['sqlite', 'postgres']) {
   console.log(`\n=== test suite on ${db} ===`);
-  const result = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...args, ...files], {
-    stdio: 'inherit',
-    env: { ...process.env, DOCWRIGHT_TEST_DB: db },
-  });
+  const skipFile = path.join(scratch, `${db}.skipped`);
+  const reporters = ownReporters
+    ? [
+        '--test-reporter=spec',
+        '--test-reporter-destination=stdout',
+        `--test-reporter=${skipReporter}`,
+        `--test-reporter-destination=${skipFile}`,
+      ]
+    : [];
+  // A temporary directory of the run's own, so that what tests leave behind can be seen.
+  const tmp = mkdtempSync(path.join(tmpdir(), `docwright-test-run-${db}-`));
+  const result = spawnSync(
+    process.execPath,
+    // A test that hangs fails after 5 minutes instead of holding the whole run.
+    ['--test', '--test-concurrency=2', '--test-timeout=300000', ...reporters, ...args, ...files],
+    { stdio: 'inherit', env: { ...process.env, DOCWRIGHT_TEST_DB: db, TMPDIR: tmp } },
+  );
   if (result.status !== 0) failed = true;
+  const leftovers = leftoversIn(tmp);
+  if (leftovers.length > 0) {
+    failed = true;
+    console.log(`\n✖ the ${db} run left ${leftovers.length} temporary files or folders behind:`);
+    for (const leftover of leftovers.slice(0, 50)) console.log(`  ${leftover}`);
+  } else {
+    console.log(`\n✔ the ${db} run left nothing in its temporary directory`);
+  }
+  rmSync(tmp, { recursive: true, force: true });
+  if (ownReporters && existsSync(skipFile)) {
+    skipped.push([db, readFileSync(skipFile, 'utf8').split('\n').filter(Boolean)]);
+  }
+}
+rmSync(scratch, { recursive: true, force: true });
+
+for (const [db, lines] of skipped) {
+  if (lines.length === 0) {
+    console.log(`\n=== ${db}: nothing skipped ===`);
+    continue;
+  }
+  console.log(`\n=== ${db}: ${lines.length} skipped (each with why) ===`);
+  for (const line of lines) console.log(`  SKIPPED ${line}`);
 }
 process.exit(failed ? 1 : 0);

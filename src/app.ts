@@ -12,6 +12,7 @@ import { resolveSecretKey, SecretBox } from './projects/secret-box.ts';
 import { processSecrets } from './redact.ts';
 import { openStore, type Store } from './store/database.ts';
 import { createSignals, type Signals } from './store/signals.ts';
+import { createWebhookService, type WebhookService } from './webhooks/webhooks.ts';
 
 /** Everything a process of docwright shares: configuration, database and services. */
 export interface App {
@@ -24,6 +25,8 @@ export interface App {
   /** Dashboard accounts and their sign-in sessions. */
   operators: OperatorService;
   sessions: SessionService;
+  /** Webhook endpoints and their deliveries (SPEC §13). */
+  webhooks: WebhookService;
   /** Wake-ups between processes (job queued, run cancelled, new events). */
   signals: Signals;
   metrics: Metrics;
@@ -85,9 +88,15 @@ export async function openApp(config: Config, options: OpenAppOptions = {}): Pro
     store,
     logger,
     projects: createProjectService({ store, secretBox: getSecretBox, now }),
-    keys: createKeyService({ store, now }),
+    keys: createKeyService({ store, now, signals }),
     operators,
     sessions: createSessionService({ store, now }),
+    webhooks: createWebhookService({
+      store,
+      secretBox: getSecretBox,
+      allowPrivate: config.webhooks.allowPrivate,
+      now,
+    }),
     jobs: createJobService({
       store,
       promptMaxChars: config.promptMaxChars,

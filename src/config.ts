@@ -1,11 +1,20 @@
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { type AgentBudgets, type AgentLimits, DEFAULT_BUDGETS, DEFAULT_LIMITS } from './agent/types.ts';
 import { DocwrightError } from './errors.ts';
 
 /** Server-wide settings, read from the environment once at start. */
 export interface Config {
-  /** Where the embedded default keeps its SQLite file and generated secret key (`DOCWRIGHT_DATA_DIR`). */
+  /**
+   * Where the embedded default keeps its SQLite file and generated secret key:
+   * `DOCWRIGHT_DATA_DIR`, else `$XDG_DATA_HOME/docwright` (`~/.local/share/docwright`), the same
+   * from any working directory (SPEC §1).
+   */
   dataDir: string;
+  /** Things about the configuration the operator should hear once at start (one line each). */
+  notices: string[];
   /** `postgres://…` to use PostgreSQL instead of SQLite (`DATABASE_URL`). */
   databaseUrl: string | undefined;
   /** PostgreSQL schema to keep docwright's tables in (`DOCWRIGHT_DATABASE_SCHEMA`, default `public`). */
@@ -25,9 +34,38 @@ export interface Config {
    * (`DOCWRIGHT_ADMIN_EMAIL`, default `admin@localhost`, and `DOCWRIGHT_ADMIN_PASSWORD`).
    */
   admin: { email: string; password: string | undefined };
+  /**
+   * The dashboard's address as browsers reach it (`DOCWRIGHT_PUBLIC_URL`, e.g. behind a proxy):
+   * the origin state-changing requests must come from, and `Secure` cookies when it is https.
+   */
+  publicUrl: string | undefined;
+  /**
+   * Which proxies in front of docwright to believe about the client's address
+   * (`DOCWRIGHT_TRUST_PROXY`: a number of hops, or a comma-separated list of addresses and CIDR
+   * ranges). Unset: the connection's own address, which behind a proxy is the proxy's, so that
+   * the sign-in throttle would count every client as one.
+   */
+  trustProxy: number | string | undefined;
   worker: WorkerSettings;
-  /** Budgets of one agent run (SPEC §7). */
-  agent: { maxSteps: number; maxTokens: number; maxDurationMs: number; maxRepairRounds: number };
+  webhooks: WebhookSettings;
+  /** Bounds on Server-Sent Events streams (see src/api/event-stream.ts). */
+  streams: StreamLimits;
+  /** Budgets of one agent run (SPEC §7; see AgentBudgets). */
+  agent: AgentBudgets;
+  /** Caps the agent's tools enforce (see AgentLimits). */
+  agentLimits: AgentLimits;
+  /** Bounds on the process each run's agent executes in (see src/worker/isolated-agent.ts). */
+  agentProcess: AgentProcessLimits;
+  /** The mirror cache runs make their checkouts from (see src/git/mirror.ts). */
+  mirrors: MirrorSettings;
+}
+
+/** Where project mirrors are kept, and how much room they may take. */
+export interface MirrorSettings {
+  /** Folder of the mirrors (`DOCWRIGHT_MIRROR_DIR`, default `<data dir>/mirrors`). */
+  dir: string;
+  /** Size of all idle mirrors before the least recently used are removed (`DOCWRIGHT_MIRROR_MAX_MB`, default 5120; 0 keeps none between runs). */
+  maxBytes: number;
 }
 
 /** How workers run jobs (SPEC §9). */
@@ -40,17 +78,61 @@ export interface WorkerSettings {
   leaseMs: number;
   /** Claims before a run whose worker keeps vanishing fails with `worker-lost` (`DOCWRIGHT_MAX_ATTEMPTS`, default 3). */
   maxAttempts: number;
-  /** Longest a run may be queued plus running (`DOCWRIGHT_JOB_TIME_LIMIT_MINUTES`, default 20). */
+  /** Longest a run may go on from when it first started (`DOCWRIGHT_JOB_TIME_LIMIT_MINUTES`, default 20). */
   jobTimeLimitMs: number;
+  /** Longest a run may wait in the queue before it first starts (`DOCWRIGHT_QUEUE_TIME_LIMIT_MINUTES`, default 60). */
+  queueTimeLimitMs: number;
   /** How long SIGTERM lets running jobs finish before releasing them (`DOCWRIGHT_SHUTDOWN_GRACE_SECONDS`, default 30). */
   shutdownGraceMs: number;
 }
+
+/** How webhooks are sent (SPEC §13). */
+export interface WebhookSettings {
+  /**
+   * Allow endpoints on loopback, private, link-local and metadata addresses
+   * (`DOCWRIGHT_WEBHOOK_ALLOW_PRIVATE=1`; default off, so that a project's endpoint cannot
+   * reach the service's own network).
+   */
+  allowPrivate: boolean;
+}
+
+/** Bounds on the event streams of one process (src/api/event-stream.ts). */
+export interface StreamLimits {
+  /** Streams one owner (API key or dashboard session) may hold open at once (`DOCWRIGHT_STREAMS_PER_KEY`, default 10). */
+  perOwner: number;
+  /** Streams the process serves at once (`DOCWRIGHT_STREAMS_PER_PROCESS`, default 500). */
+  perProcess: number;
+  /** Unread bytes a client may leave queued before it is disconnected (default 256 KiB). */
+  maxBufferBytes: number;
+  /** How long a producer waits for a full socket to drain before the client is disconnected (default 30 s). */
+  drainTimeoutMs: number;
+  /** Interval of the keep-alive comment that keeps proxies from closing an idle stream (default 15 s). */
+  keepAliveMs: number;
+}
+
+export const DEFAULT_STREAM_LIMITS: StreamLimits = {
+  perOwner: 10,
+  perProcess: 500,
+  maxBufferBytes: 256 * 1024,
+  drainTimeoutMs: 30_000,
+  keepAliveMs: 15_000,
+};
+
+/** Bounds on the process of one run (src/worker/isolated-agent.ts). */
+export interface AgentProcessLimits {
+  /** Heap, and (with headroom) resident memory, of one run's process in MiB (`DOCWRIGHT_RUN_MEMORY_MB`, default 512). */
+  memoryMb: number;
+  /** How long the process may leave its heartbeat unanswered before it is killed, in ms (default 30 s). */
+  unresponsiveMs: number;
+}
+
+export const DEFAULT_AGENT_PROCESS_LIMITS: AgentProcessLimits = { memoryMb: 512, unresponsiveMs: 30_000 };
 
 const positiveInt = z.coerce.number().int().positive();
 const positiveNumber = z.coerce.number().positive();
 
 const envSchema = z.object({
-  DOCWRIGHT_DATA_DIR: z.string().min(1).default('./.docwright'),
+  DOCWRIGHT_DATA_DIR: z.string().min(1).optional(),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
@@ -69,18 +151,41 @@ const envSchema = z.object({
   DOCWRIGHT_LEASE_SECONDS: positiveNumber.default(60),
   DOCWRIGHT_MAX_ATTEMPTS: positiveInt.default(3),
   DOCWRIGHT_JOB_TIME_LIMIT_MINUTES: positiveNumber.default(20),
+  DOCWRIGHT_QUEUE_TIME_LIMIT_MINUTES: positiveNumber.default(60),
   DOCWRIGHT_SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).default(30),
   DOCWRIGHT_AGENT_MAX_STEPS: positiveInt.default(40),
   DOCWRIGHT_AGENT_MAX_TOKENS: positiveInt.default(400_000),
   DOCWRIGHT_AGENT_MAX_MINUTES: positiveNumber.default(10),
   DOCWRIGHT_AGENT_REPAIR_ROUNDS: z.coerce.number().int().min(0).default(3),
+  DOCWRIGHT_AGENT_MAX_TOOL_CALLS_PER_TURN: positiveInt.default(DEFAULT_BUDGETS.maxToolCallsPerTurn),
+  DOCWRIGHT_AGENT_MAX_EVENTS: positiveInt.default(DEFAULT_BUDGETS.maxEvents),
+  DOCWRIGHT_AGENT_MAX_CHANGED_FILES: positiveInt.default(DEFAULT_LIMITS.maxChangedFiles),
+  DOCWRIGHT_AGENT_TOOL_SECONDS: positiveNumber.default(DEFAULT_LIMITS.maxToolMs / 1000),
+  DOCWRIGHT_RUN_MEMORY_MB: z.coerce.number().int().min(64).default(DEFAULT_AGENT_PROCESS_LIMITS.memoryMb),
+  DOCWRIGHT_RUN_UNRESPONSIVE_SECONDS: positiveNumber.optional(),
+  DOCWRIGHT_MIRROR_DIR: z.string().min(1).optional(),
+  DOCWRIGHT_MIRROR_MAX_MB: z.coerce.number().min(0).default(5120),
   DOCWRIGHT_ADMIN_EMAIL: z.string().min(1).default('admin@localhost'),
   DOCWRIGHT_ADMIN_PASSWORD: z.string().optional(),
+  DOCWRIGHT_PUBLIC_URL: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).optional(),
+  DOCWRIGHT_TRUST_PROXY: z
+    .string()
+    .regex(
+      /^(\d{1,2}|[0-9a-fA-F.:/]+(\s*,\s*[0-9a-fA-F.:/]+)*)$/,
+      'must be a number of hops or a list of addresses/CIDR ranges',
+    )
+    .optional(),
+  DOCWRIGHT_WEBHOOK_ALLOW_PRIVATE: z
+    .enum(['0', '1', 'true', 'false', ''], { error: 'must be 1 or 0' })
+    .default('0')
+    .transform((v) => v === '1' || v === 'true'),
+  DOCWRIGHT_STREAMS_PER_KEY: positiveInt.default(DEFAULT_STREAM_LIMITS.perOwner),
+  DOCWRIGHT_STREAMS_PER_PROCESS: positiveInt.default(DEFAULT_STREAM_LIMITS.perProcess),
   DOCWRIGHT_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
 /** Reads and validates the configuration; a bad variable is named in the error. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): Config {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
     const fields = parsed.error.issues.map((issue) => ({
@@ -94,8 +199,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   const e = parsed.data;
+  const { dataDir, notices } = dataDirectory(e.DOCWRIGHT_DATA_DIR, env, cwd);
   return {
-    dataDir: path.resolve(e.DOCWRIGHT_DATA_DIR),
+    dataDir,
+    notices,
     databaseUrl: e.DATABASE_URL,
     databaseSchema: e.DOCWRIGHT_DATABASE_SCHEMA,
     secretKey: e.DOCWRIGHT_SECRET_KEY,
@@ -104,19 +211,96 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     defaultRateLimit: e.DOCWRIGHT_RATE_LIMIT,
     logLevel: e.DOCWRIGHT_LOG_LEVEL,
     admin: { email: e.DOCWRIGHT_ADMIN_EMAIL, password: e.DOCWRIGHT_ADMIN_PASSWORD || undefined },
+    publicUrl: e.DOCWRIGHT_PUBLIC_URL,
+    trustProxy:
+      e.DOCWRIGHT_TRUST_PROXY === undefined
+        ? undefined
+        : /^\d+$/.test(e.DOCWRIGHT_TRUST_PROXY)
+          ? Number(e.DOCWRIGHT_TRUST_PROXY)
+          : e.DOCWRIGHT_TRUST_PROXY.replace(/\s+/g, ''),
+    streams: {
+      ...DEFAULT_STREAM_LIMITS,
+      perOwner: e.DOCWRIGHT_STREAMS_PER_KEY,
+      perProcess: e.DOCWRIGHT_STREAMS_PER_PROCESS,
+    },
     agent: {
       maxSteps: e.DOCWRIGHT_AGENT_MAX_STEPS,
       maxTokens: e.DOCWRIGHT_AGENT_MAX_TOKENS,
       maxDurationMs: e.DOCWRIGHT_AGENT_MAX_MINUTES * 60_000,
       maxRepairRounds: e.DOCWRIGHT_AGENT_REPAIR_ROUNDS,
+      maxToolCallsPerTurn: e.DOCWRIGHT_AGENT_MAX_TOOL_CALLS_PER_TURN,
+      maxEvents: e.DOCWRIGHT_AGENT_MAX_EVENTS,
     },
+    agentLimits: {
+      ...DEFAULT_LIMITS,
+      maxChangedFiles: e.DOCWRIGHT_AGENT_MAX_CHANGED_FILES,
+      maxToolMs: e.DOCWRIGHT_AGENT_TOOL_SECONDS * 1000,
+    },
+    agentProcess: {
+      memoryMb: e.DOCWRIGHT_RUN_MEMORY_MB,
+      // By default a process is killed only when even a tool call's own deadline has long passed.
+      unresponsiveMs:
+        e.DOCWRIGHT_RUN_UNRESPONSIVE_SECONDS !== undefined
+          ? e.DOCWRIGHT_RUN_UNRESPONSIVE_SECONDS * 1000
+          : Math.max(DEFAULT_AGENT_PROCESS_LIMITS.unresponsiveMs, 3 * e.DOCWRIGHT_AGENT_TOOL_SECONDS * 1000),
+    },
+    mirrors: {
+      dir: e.DOCWRIGHT_MIRROR_DIR ? path.resolve(cwd, e.DOCWRIGHT_MIRROR_DIR) : path.join(dataDir, 'mirrors'),
+      maxBytes: Math.round(e.DOCWRIGHT_MIRROR_MAX_MB * 1024 * 1024),
+    },
+    webhooks: { allowPrivate: e.DOCWRIGHT_WEBHOOK_ALLOW_PRIVATE },
     worker: {
       concurrency: e.DOCWRIGHT_WORKER_CONCURRENCY,
       projectConcurrency: e.DOCWRIGHT_PROJECT_CONCURRENCY,
       leaseMs: e.DOCWRIGHT_LEASE_SECONDS * 1000,
       maxAttempts: e.DOCWRIGHT_MAX_ATTEMPTS,
       jobTimeLimitMs: e.DOCWRIGHT_JOB_TIME_LIMIT_MINUTES * 60_000,
+      queueTimeLimitMs: e.DOCWRIGHT_QUEUE_TIME_LIMIT_MINUTES * 60_000,
       shutdownGraceMs: e.DOCWRIGHT_SHUTDOWN_GRACE_SECONDS * 1000,
     },
   };
+}
+
+/** Where docwright ≤ 0.1 kept its data: `./.docwright`, relative to whichever directory it ran in. */
+const LEGACY_DATA_DIR = '.docwright';
+
+/**
+ * The data directory and what to tell the operator about it. A database that an earlier version
+ * left in `.docwright` of this directory or one above it (where `npm start` in a checkout put it)
+ * is used, with a notice, rather than silently replaced by an empty one: until it is moved, the
+ * server and the CLI find it only from inside that tree.
+ */
+function dataDirectory(
+  configured: string | undefined,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): { dataDir: string; notices: string[] } {
+  if (configured) return { dataDir: path.resolve(cwd, configured), notices: [] };
+  // The XDG spec ignores a relative XDG_DATA_HOME.
+  const xdg = env.XDG_DATA_HOME && path.isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : undefined;
+  const standard = path.join(xdg ?? path.join(env.HOME || homedir(), '.local', 'share'), 'docwright');
+  const legacy = findLegacyDataDir(cwd);
+  if (!legacy || legacy === standard) return { dataDir: standard, notices: [] };
+  if (existsSync(path.join(standard, 'docwright.db'))) {
+    return {
+      dataDir: standard,
+      notices: [
+        `ignoring ${legacy}, left by an earlier docwright: the data directory is ${standard} (set DOCWRIGHT_DATA_DIR=${legacy} to use the old one)`,
+      ],
+    };
+  }
+  return {
+    dataDir: legacy,
+    notices: [
+      `using ${legacy}, left by an earlier docwright; to use it from any directory, move it: mkdir -p ${path.dirname(standard)} && mv ${legacy} ${standard} (or set DOCWRIGHT_DATA_DIR)`,
+    ],
+  };
+}
+
+function findLegacyDataDir(cwd: string): string | undefined {
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, LEGACY_DATA_DIR);
+    if (existsSync(path.join(candidate, 'docwright.db'))) return candidate;
+    if (path.dirname(dir) === dir) return undefined;
+  }
 }

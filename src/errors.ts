@@ -1,5 +1,3 @@
-import type { RateLimitState } from './jobs/rate-limit.ts';
-
 /**
  * The one error type of docwright. Domain code throws it with a stable `code`;
  * the HTTP layer renders it as problem+json and the CLI as a one-line message,
@@ -17,23 +15,39 @@ export const errorStatus = {
   'project-not-found': 404,
   'job-not-found': 404,
   'key-not-found': 404,
+  'diff-not-found': 404,
+  'webhook-not-found': 404,
+  'delivery-not-found': 404,
   'method-not-allowed': 405,
   'job-busy': 409,
   'job-archived': 409,
   'idempotency-key-in-use': 409,
   'operator-exists': 409,
+  'webhook-disabled': 409,
   'payload-too-large': 413,
   'uri-too-long': 414,
   'unsupported-media-type': 415,
   'expectation-failed': 417,
   'idempotency-key-mismatch': 422,
   'rate-limited': 429,
+  'too-many-streams': 429,
+  'token-budget-exceeded': 429,
   'headers-too-large': 431,
   'internal-error': 500,
   'service-unavailable': 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;
+
+/** What the `RateLimit` headers report (SPEC §4). */
+export interface RateLimitState {
+  /** Uses allowed per window. */
+  limit: number;
+  /** Uses left right now. */
+  remaining: number;
+  /** Seconds until the oldest use in the window frees up (0 when none is used). */
+  resetSeconds: number;
+}
 
 /** One offending input field: `field` is a dotted path such as `prompt` or `query.limit`. */
 export interface FieldError {

@@ -13,6 +13,10 @@ export const newRunId = (): string => `run_${nextUlid().toLowerCase()}`;
 export const newProjectId = (): string => `prj_${nextUlid().toLowerCase()}`;
 export const newKeyId = (): string => `key_${nextUlid().toLowerCase()}`;
 export const newOperatorId = (): string => `usr_${nextUlid().toLowerCase()}`;
+export const newWebhookEndpointId = (): string => `whe_${nextUlid().toLowerCase()}`;
+/** A webhook message id is the `webhook-id` header receivers de-duplicate by. */
+export const newWebhookMessageId = (): string => `msg_${nextUlid().toLowerCase()}`;
+export const newWebhookDeliveryId = (): string => `whd_${nextUlid().toLowerCase()}`;
 
 const jobIdRe = new RegExp(`^job_${ulidPattern}$`);
 const projectIdRe = new RegExp(`^prj_${ulidPattern}$`);
@@ -21,3 +25,7 @@ const keyIdRe = new RegExp(`^key_${ulidPattern}$`);
 export const isJobId = (value: string): boolean => jobIdRe.test(value);
 export const isProjectId = (value: string): boolean => projectIdRe.test(value);
 export const isKeyId = (value: string): boolean => keyIdRe.test(value);
+const webhookEndpointIdRe = new RegExp(`^whe_${ulidPattern}$`);
+const webhookDeliveryIdRe = new RegExp(`^whd_${ulidPattern}$`);
+export const isWebhookEndpointId = (value: string): boolean => webhookEndpointIdRe.test(value);
+export const isWebhookDeliveryId = (value: string): boolean => webhookDeliveryIdRe.test(value);

@@ -1,6 +1,9 @@
 /**
- * Removes secrets from text before it reaches a log line, a job event or an error. Logging
- * code keeps secrets out in the first place; this is the second line.
+ * The one redactor of docwright: removes secrets from text before it reaches a log line, a job
+ * event, a provider's or a code host's error message. Code keeps secrets out in the first place;
+ * this is the second line. `createRedactor` knows a fixed list of secrets (a run's project
+ * credentials); a `SecretRegistry` learns them as they are decrypted or minted (a process's
+ * logs, a GitHub host's minted tokens) and also removes anything shaped like a credential.
  */
 
 export type Redact = (text: string) => string;
@@ -55,7 +58,7 @@ function occurrences(text: string, needle: string, ranges: [number, number][]): 
  * header's credential), and its URL-encoded form; and the userinfo of any `scheme://user:pass@`
  * URL — each with `[redacted]`.
  */
-export function createRedactor(secrets: readonly string[]): Redact {
+export function createRedactor(secrets: Iterable<string | null | undefined>): Redact {
   const literal = new Set<string>();
   const fragments = new Set<string>();
   for (const secret of secrets) {
@@ -177,12 +180,34 @@ export class SecretRegistry {
     return this.#secrets.size;
   }
 
-  /** `text` with every remembered secret (and its encodings) and any URL's userinfo replaced (see createRedactor). */
+  /**
+   * `text` with every remembered secret (and its encodings), any URL's userinfo (see
+   * createRedactor) and anything shaped like a credential (see CREDENTIAL_SHAPES) replaced.
+   */
   readonly redact: Redact = (text) => {
+    if (typeof text !== 'string' || text === '') return text;
     this.#redact ??= createRedactor([...this.#secrets, ...[...this.#secrets].map(jsonEscaped)]);
-    return this.#redact(text);
+    let result = this.#redact(text);
+    for (const [shape, replacement, marker] of CREDENTIAL_SHAPES) {
+      if (marker === undefined || result.includes(marker)) result = result.replace(shape, replacement);
+    }
+    return result;
   };
 }
+
+/**
+ * Credentials recognised by their shape, which a process may see without holding them:
+ * docwright's own (API keys, dashboard session tokens, webhook secrets: a key sent in a query
+ * string), a bearer token in a quoted header, provider keys (`sk-…`, `pk-…`, `rk-…`) and the
+ * masked keys providers echo back in their errors (`sk-abc***xyz`).
+ */
+const CREDENTIAL_SHAPES: [shape: RegExp, replacement: string, marker?: string][] = [
+  [/\b(?:dwk_[0-9A-Za-z]{38}|dws_[A-Za-z0-9_-]{43}|whsec_[A-Za-z0-9+/]{24,}={0,2})/g, REDACTED],
+  [/Bearer\s+[^\s"',]+/gi, `Bearer ${REDACTED}`],
+  [/\b(sk|pk|rk)-[A-Za-z0-9_*-]{4,}/g, REDACTED],
+  // Bounded on both sides: an unbounded run before `***` would make a long word quadratic.
+  [/[A-Za-z0-9_-]{0,100}\*{3,}[A-Za-z0-9_-]{0,100}/g, REDACTED, '***'],
+];
 
 /** The form a secret takes inside a JSON string (a PEM key's newlines become `\n`). */
 const jsonEscaped = (secret: string) => JSON.stringify(secret).slice(1, -1);

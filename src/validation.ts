@@ -1,5 +1,7 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { DocwrightError, type FieldError } from './errors.ts';
+import { branchNameProblem, branchPrefixProblem } from './git/ref-name.ts';
+import { compileGlob } from './glob.ts';
 
 /** Field errors of a failed zod parse, with paths joined by dots under `prefix`. */
 export function fieldErrors(error: z.ZodError, prefix = ''): FieldError[] {
@@ -24,9 +26,40 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, pre
   throw new DocwrightError('invalid-request', `invalid request: ${summary}`, { fields });
 }
 
-/** Git branch names, as `git check-ref-format --branch` would accept them (the common subset). */
-export const REF_PATTERN =
-  /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*@\{)(?!\/)(?!.*\/$)(?!.*\.lock$)(?!.*\.$)[A-Za-z0-9._/+-]{1,200}$/;
+/** A branch (or tag) name by git's rules (src/git/ref-name.ts). */
+export const branchName = () =>
+  z.string().superRefine((value, ctx) => {
+    const problem = branchNameProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: `must be a valid branch name (it ${problem})` });
+  });
+
+/** A prefix that makes valid branch names when a job's short id is appended. */
+export const branchPrefix = () =>
+  z.string().superRefine((value, ctx) => {
+    const problem = branchPrefixProblem(value);
+    if (problem)
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be a branch-name prefix such as docwright/ (it ${problem})`,
+      });
+  });
 
 /** `provider/model-id` for the providers of SPEC §7. */
 export const MODEL_PATTERN = /^(anthropic|openai|openai-compatible)\/[A-Za-z0-9._:@/-]{1,200}$/;
+
+/** A glob the agent's matcher accepts (src/glob.ts). */
+export const globPattern = () =>
+  z
+    .string()
+    .min(1)
+    .max(500)
+    .superRefine((value, ctx) => {
+      try {
+        compileGlob(value);
+      } catch (error) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be a glob such as **/*.mdx (${(error as Error).message})`,
+        });
+      }
+    });

@@ -1,7 +1,9 @@
 import { generateText, type ModelMessage, tool } from 'ai';
 import { cachedInstructions, type Model, withCachedConversation, withModelRetries } from './models.ts';
 import { instructionMessage, systemPrompt } from './prompt.ts';
-import { detectSite, readGuidance, siteMap } from './site.ts';
+import { detectSite } from './site/detect.ts';
+import { readGuidance } from './site/guidance.ts';
+import { siteMap } from './site/site-map.ts';
 import { AGENT_TOOLS, runTool } from './tools/index.ts';
 import { AgentFailure, type AgentInput, type AgentResult, ToolError } from './types.ts';
 import { validateChanges } from './validate.ts';
@@ -28,9 +30,12 @@ const toolsByName = new Map(AGENT_TOOLS.map((t) => [t.name, t]));
  * (so every call is guarded, bounded and recorded), validation after
  * `finish` with bounded repair rounds, and budgets checked between turns.
  */
-export async function runAgent(input: AgentInput, model: Model): Promise<AgentResult> {
+export async function runAgent(agentInput: AgentInput, model: Model): Promise<AgentResult> {
+  const input = { ...agentInput, emit: countedEmit(agentInput) };
   const started = Date.now();
-  const deadline = started + input.budgets.maxDurationMs;
+  // The budgets are the job's: earlier runs of the job have spent part of them.
+  const spent = input.spent ?? { steps: 0, tokens: 0, durationMs: 0 };
+  const deadline = started + input.budgets.maxDurationMs - spent.durationMs;
   const workspace = await Workspace.open(input.root, input.project, input.limits);
   // Validation compares against the site as it was before the run.
   const site = await detectSite(input.root, input.project.docsDir);
@@ -50,16 +55,22 @@ export async function runAgent(input: AgentInput, model: Model): Promise<AgentRe
 
   for (let step = 1; ; step++) {
     if (input.signal.aborted) throw new AgentFailure('cancelled', 'the run was cancelled');
-    if (step > input.budgets.maxSteps) {
+    if (spent.steps + step > input.budgets.maxSteps) {
       throw new AgentFailure(
         'budget-exceeded',
-        `the run used its ${input.budgets.maxSteps} model turns without finishing`,
+        `the job used its ${input.budgets.maxSteps} model turns${spent.steps > 0 ? ` (${spent.steps} in earlier runs)` : ''} without finishing`,
       );
     }
-    if (usage.inputTokens + usage.outputTokens > input.budgets.maxTokens) {
+    if (spent.tokens + usage.inputTokens + usage.outputTokens > input.budgets.maxTokens) {
       throw new AgentFailure(
         'budget-exceeded',
-        `the run used more than its ${input.budgets.maxTokens} tokens without finishing`,
+        `the job used more than its ${input.budgets.maxTokens} tokens${spent.tokens > 0 ? ` (${spent.tokens} in earlier runs)` : ''} without finishing`,
+      );
+    }
+    if (Date.now() >= deadline) {
+      throw new AgentFailure(
+        'budget-exceeded',
+        `the job used its ${Math.round(input.budgets.maxDurationMs / 60_000)} min of agent time without finishing`,
       );
     }
 
@@ -81,8 +92,10 @@ export async function runAgent(input: AgentInput, model: Model): Promise<AgentRe
           void input.emit({ type: 'agent.retry', data: { attempt, waitMs, reason } }),
       },
     );
-    usage.inputTokens += result.usage.inputTokens ?? 0;
-    usage.outputTokens += result.usage.outputTokens ?? 0;
+    const turn = { inputTokens: result.usage.inputTokens ?? 0, outputTokens: result.usage.outputTokens ?? 0 };
+    usage.inputTokens += turn.inputTokens;
+    usage.outputTokens += turn.outputTokens;
+    await input.onUsage?.(turn);
     // The SDK answers invalid calls (unknown tool, bad input) with tool messages of its own;
     // the loop answers every call itself, with the tools' more helpful messages.
     messages.push(...result.response.messages.filter((m) => m.role === 'assistant'));
@@ -102,7 +115,8 @@ export async function runAgent(input: AgentInput, model: Model): Promise<AgentRe
     idleTurns = 0;
 
     const results: ModelMessage = { role: 'tool', content: [] };
-    for (const call of result.toolCalls) {
+    const { maxToolCallsPerTurn } = input.budgets;
+    for (const call of result.toolCalls.slice(0, maxToolCallsPerTurn)) {
       await input.emit({
         type: 'agent.tool_call',
         data: { step, tool: call.toolName, input: truncateInput(call.input) },
@@ -137,6 +151,24 @@ export async function runAgent(input: AgentInput, model: Model): Promise<AgentRe
         output: ok ? { type: 'text', value: output } : { type: 'error-text', value: output },
       });
     }
+    for (const call of result.toolCalls.slice(maxToolCallsPerTurn)) {
+      // Every call needs an answer; the ones past the limit get it without being run or recorded.
+      results.content.push({
+        type: 'tool-result',
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        output: {
+          type: 'error-text',
+          value: `Error: not run. At most ${maxToolCallsPerTurn} tool calls are run per turn; make this call again in a later turn.`,
+        },
+      });
+    }
+    if (result.toolCalls.length > maxToolCallsPerTurn) {
+      await input.emit({
+        type: 'agent.tool_calls_skipped',
+        data: { step, count: result.toolCalls.length - maxToolCallsPerTurn, limit: maxToolCallsPerTurn },
+      });
+    }
     messages.push(results);
 
     if (!workspace.finished) continue;
@@ -168,13 +200,41 @@ export async function runAgent(input: AgentInput, model: Model): Promise<AgentRe
   }
 }
 
-/** Tool inputs can be large (whole pages); events keep a bounded copy. */
+/** The run's emit, failing the run once it has recorded its budget of events. */
+function countedEmit(input: AgentInput): AgentInput['emit'] {
+  let count = 0;
+  return (event) => {
+    if (++count > input.budgets.maxEvents) {
+      throw new AgentFailure(
+        'budget-exceeded',
+        `the run recorded ${input.budgets.maxEvents} transcript events without finishing`,
+      );
+    }
+    return input.emit(event);
+  };
+}
+
+/** Tool inputs can be large (whole pages) or oddly shaped; events keep a bounded copy. */
 function truncateInput(input: unknown): unknown {
-  if (!input || typeof input !== 'object') return input;
-  return Object.fromEntries(
-    Object.entries(input as Record<string, unknown>).map(([k, v]) => [
-      k,
-      typeof v === 'string' ? truncate(v) : v,
-    ]),
-  );
+  if (!input || typeof input !== 'object' || Array.isArray(input)) return boundedJson(input);
+  const entries = Object.entries(input as Record<string, unknown>);
+  const kept = entries
+    .slice(0, 20)
+    .map(([k, v]) => [
+      k.slice(0, 100),
+      typeof v === 'string' ? truncate(v) : v === null || typeof v !== 'object' ? v : boundedJson(v),
+    ]);
+  if (entries.length > kept.length) kept.push(['…', `${entries.length - kept.length} more fields`]);
+  return Object.fromEntries(kept);
+}
+
+/** A value as it is, when its JSON is short; otherwise its JSON, cut. */
+function boundedJson(value: unknown): unknown {
+  let json: string;
+  try {
+    json = JSON.stringify(value) ?? 'undefined';
+  } catch {
+    return '[a value too deeply nested to record]';
+  }
+  return json.length <= EVENT_TEXT_CHARS ? value : truncate(json);
 }

@@ -6,12 +6,12 @@
  * Calls made through this module should pass `maxRetries: 0` to the AI SDK: `withModelRetries`
  * is the one retry loop, so that `Retry-After` is honoured and no wait outlives the budget.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { APICallError, type LanguageModel, type ModelMessage, type SystemModelMessage } from 'ai';
 import { processSecrets } from '../redact.ts';
+import { retry } from '../retry.ts';
 import { AgentFailure, type AgentFailureCode } from './types.ts';
 
 /** A language model object (never a gateway id string). */
@@ -162,6 +162,17 @@ export function resolveModel(modelId: string, options: ResolveModelOptions = {})
  * keys, each winning over the environment's. The worker and `docwright doctor` both use this, so
  * that the doctor checks exactly what a job will call.
  */
+/** The environment variables models are configured by (keys and base URLs), and only those. */
+export function modelEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const names = [
+    ...Object.values(KEY_VARIABLES),
+    'ANTHROPIC_BASE_URL',
+    'OPENAI_BASE_URL',
+    'DOCWRIGHT_OPENAI_COMPATIBLE_BASE_URL',
+  ];
+  return Object.fromEntries(names.filter((name) => env[name] !== undefined).map((name) => [name, env[name]]));
+}
+
 export function projectModelOptions(
   project: { settings: { openaiCompatibleBaseUrl: string | null } },
   secrets: { anthropicApiKey?: string; openaiApiKey?: string; openaiCompatibleApiKey?: string },
@@ -190,16 +201,6 @@ export interface ModelErrorClassification {
   retryAfterMs?: number;
   /** For people: status and the provider's own words, with anything key-like removed. */
   message: string;
-}
-
-/** Removes keys handed to providers and anything shaped like a key (`sk-…`, `Bearer …`, masked keys). */
-export function redactSecrets(text: string): string {
-  // Every key handed to a provider is in the process's registry (as for log lines).
-  return processSecrets
-    .redact(text)
-    .replace(/Bearer\s+[^\s"',]+/gi, 'Bearer [redacted]')
-    .replace(/\b(sk|pk|rk)-[A-Za-z0-9_*-]{4,}/g, '[redacted]')
-    .replace(/[A-Za-z0-9_-]*\*{3,}[A-Za-z0-9_-]*/g, '[redacted]');
 }
 
 /** Milliseconds from `retry-after-ms`, or `retry-after` as seconds or an HTTP date. */
@@ -276,7 +277,7 @@ function classifyStatus(
   retryAfterMs: number | undefined,
   retryableHint: boolean | undefined,
 ): ModelErrorClassification {
-  const detail = redactSecrets(providerMessage).trim();
+  const detail = processSecrets.redact(providerMessage).trim();
   const said = detail ? `: ${detail}` : '';
   if (status === 401 || status === 403) {
     return {
@@ -324,7 +325,7 @@ export function classifyModelError(error: unknown): ModelErrorClassification {
   const chain = causes(error);
   for (const item of chain) {
     if (item instanceof AgentFailure)
-      return { code: item.code, retryable: false, message: redactSecrets(item.message) };
+      return { code: item.code, retryable: false, message: processSecrets.redact(item.message) };
   }
   if (chain.some(isAbort))
     return { code: 'cancelled', retryable: false, message: 'the model call was aborted' };
@@ -342,7 +343,7 @@ export function classifyModelError(error: unknown): ModelErrorClassification {
       return {
         code: 'model-unavailable',
         retryable: item.isRetryable,
-        message: `could not reach the model API: ${redactSecrets(item.message)}`,
+        message: `could not reach the model API: ${processSecrets.redact(item.message)}`,
       };
     }
     if (
@@ -350,7 +351,11 @@ export function classifyModelError(error: unknown): ModelErrorClassification {
       item !== null &&
       (item as { name?: unknown }).name === 'AI_LoadAPIKeyError'
     ) {
-      return { code: 'model-not-configured', retryable: false, message: redactSecrets(describe(item)) };
+      return {
+        code: 'model-not-configured',
+        retryable: false,
+        message: processSecrets.redact(describe(item)),
+      };
     }
   }
 
@@ -369,7 +374,7 @@ export function classifyModelError(error: unknown): ModelErrorClassification {
       return {
         code: 'model-unavailable',
         retryable: true,
-        message: `the model API failed: ${redactSecrets(describe(item))}`,
+        message: `the model API failed: ${processSecrets.redact(describe(item))}`,
       };
     }
   }
@@ -387,14 +392,14 @@ export function classifyModelError(error: unknown): ModelErrorClassification {
       return {
         code: 'model-unavailable',
         retryable: true,
-        message: `the connection to the model API failed: ${redactSecrets(describe(item))}`,
+        message: `the connection to the model API failed: ${processSecrets.redact(describe(item))}`,
       };
     }
   }
   return {
     code: 'model-unavailable',
     retryable: false,
-    message: `the model call failed: ${redactSecrets(describe(error))}`,
+    message: `the model call failed: ${processSecrets.redact(describe(error))}`,
   };
 }
 
@@ -424,13 +429,10 @@ export interface ModelRetryOptions {
  * next wait would pass the deadline, `budget-exceeded` when the deadline passes during a call,
  * `cancelled` when `signal` aborts.
  */
-export async function withModelRetries<T>(
+export function withModelRetries<T>(
   fn: (signal: AbortSignal) => Promise<T>,
   options: ModelRetryOptions,
 ): Promise<T> {
-  const maxAttempts = Math.max(1, options.maxAttempts ?? 6);
-  const initialDelayMs = options.initialDelayMs ?? 1000;
-  const maxDelayMs = options.maxDelayMs ?? 30_000;
   const cancelled = () =>
     new AgentFailure('cancelled', 'the run was cancelled while calling the model', {
       cause: options.signal?.reason,
@@ -439,47 +441,47 @@ export async function withModelRetries<T>(
     new AgentFailure('budget-exceeded', 'the run reached its time limit while waiting for the model', {
       cause,
     });
-
-  for (let attempt = 1; ; attempt++) {
+  // One call, bounded by the deadline; its own failures (cancelled, out of time) are final.
+  const call = async () => {
     if (options.signal?.aborted) throw cancelled();
     const remaining = options.deadline - Date.now();
     if (remaining <= 0) throw outOfTime();
     // Timers take at most 2^31-1 ms; a longer (or infinite) deadline is as good as none.
     const timeout = AbortSignal.timeout(Math.min(remaining, 2_147_483_647));
-    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-    let classification: ModelErrorClassification;
-    let lastError: unknown;
     try {
-      return await fn(signal);
+      return await fn(options.signal ? AbortSignal.any([options.signal, timeout]) : timeout);
     } catch (error) {
       if (options.signal?.aborted) throw cancelled();
       if (timeout.aborted) throw outOfTime(error);
-      if (error instanceof AgentFailure) throw error;
-      lastError = error;
-      classification = classifyModelError(error);
-      if (!classification.retryable || attempt >= maxAttempts) {
-        const suffix = classification.retryable
+      throw error;
+    }
+  };
+  return retry(call, {
+    retryable: (error) => !(error instanceof AgentFailure) && classifyModelError(error).retryable,
+    attempts: Math.max(1, options.maxAttempts ?? 6),
+    baseDelayMs: options.initialDelayMs ?? 1000,
+    maxDelayMs: options.maxDelayMs ?? 30_000,
+    jitter: 'equal',
+    requestedDelayMs: (error) => classifyModelError(error).retryAfterMs,
+    // However long the API asks for, only the deadline decides whether to wait.
+    maxRequestedDelayMs: Number.POSITIVE_INFINITY,
+    deadline: options.deadline,
+    signal: options.signal,
+    onRetry: (error, attempt, waitMs) =>
+      options.onRetry?.(attempt, waitMs, classifyModelError(error).message),
+    giveUp: (error, reason, attempt, waitMs) => {
+      if (error instanceof AgentFailure) return error;
+      if (reason === 'aborted') return cancelled();
+      const { code, message } = classifyModelError(error);
+      const suffix =
+        reason === 'attempts'
           ? ` (gave up after ${attempt} attempt${attempt === 1 ? '' : 's'})`
-          : '';
-        throw new AgentFailure(classification.code, `${classification.message}${suffix}`, { cause: error });
-      }
-    }
-    const nominal = Math.min(maxDelayMs, initialDelayMs * 2 ** (attempt - 1));
-    const waitMs = classification.retryAfterMs ?? Math.round(nominal / 2 + Math.random() * (nominal / 2));
-    if (Date.now() + waitMs >= options.deadline) {
-      throw new AgentFailure(
-        classification.code,
-        `${classification.message} (not retried: waiting ${waitMs} ms would pass the run's time limit)`,
-        { cause: lastError },
-      );
-    }
-    await options.onRetry?.(attempt, waitMs, classification.message);
-    try {
-      await sleep(waitMs, undefined, { signal: options.signal });
-    } catch {
-      throw cancelled();
-    }
-  }
+          : reason === 'time'
+            ? ` (not retried: waiting ${waitMs} ms would pass the run's time limit)`
+            : '';
+      return new AgentFailure(code, `${message}${suffix}`, { cause: error });
+    },
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,7 +3,6 @@
  * HTTP, the database or git: given a directory, a model and an instruction,
  * it edits files in place and reports what it did.
  */
-import type { z } from 'zod';
 
 /** Stable failure codes of a run (they become the job's `error.code`). */
 export type AgentFailureCode =
@@ -13,6 +12,8 @@ export type AgentFailureCode =
   | 'budget-exceeded'
   | 'validation-failed'
   | 'agent-gave-up'
+  | 'memory-limit-exceeded'
+  | 'tool-time-limit-exceeded'
   | 'cancelled';
 
 export class AgentFailure extends Error {
@@ -32,16 +33,23 @@ export interface AgentProjectSettings {
   writable: string[];
 }
 
-/** Limits of one run; exceeding one ends it with `budget-exceeded`. */
+/**
+ * Limits of one job, over all its runs (SPEC §7: a follow-up continues from what the job has
+ * spent); exceeding one ends the run with `budget-exceeded`.
+ */
 export interface AgentBudgets {
   /** Model turns (default 40). */
   maxSteps: number;
-  /** Input + output tokens over the run (default 400,000). */
+  /** Input + output tokens (default 400,000). */
   maxTokens: number;
-  /** Wall-clock milliseconds (default 10 minutes). */
+  /** Wall-clock milliseconds the agent runs (default 10 minutes). */
   maxDurationMs: number;
-  /** Validation repair rounds after `finish` (default 3). */
+  /** Validation repair rounds after `finish`, per run (default 3). */
   maxRepairRounds: number;
+  /** Tool calls run per model turn; the rest are answered with a tool error (default 50). */
+  maxToolCallsPerTurn: number;
+  /** Transcript events one run may record (default 2,000). */
+  maxEvents: number;
 }
 
 /** Size caps enforced by the tools. */
@@ -50,6 +58,10 @@ export interface AgentLimits {
   maxFileBytes: number;
   /** Total bytes written over the run (default 5 MiB). */
   maxTotalWriteBytes: number;
+  /** Files one run may change (create, modify, delete, move) (default 200). */
+  maxChangedFiles: number;
+  /** How long one tool call may run before it stops itself, in ms (default 10 s). */
+  maxToolMs: number;
 }
 
 /** One event of the transcript (the worker stores it as a job event). */
@@ -59,6 +71,7 @@ export type AgentEvent =
   | { type: 'agent.tool_result'; data: { step: number; tool: string; ok: boolean; output: string } }
   | { type: 'agent.validation'; data: { round: number; ok: boolean; errors: string[] } }
   | { type: 'agent.retry'; data: { attempt: number; waitMs: number; reason: string } }
+  | { type: 'agent.tool_calls_skipped'; data: { step: number; count: number; limit: number } }
   | { type: 'agent.usage'; data: { inputTokens: number; outputTokens: number } };
 
 export interface AgentHistoryEntry {
@@ -75,9 +88,13 @@ export interface AgentInput {
   /** Earlier runs of the same job, oldest first. */
   history: AgentHistoryEntry[];
   budgets: AgentBudgets;
+  /** What earlier runs of the job spent against `budgets` (none: a new job). */
+  spent?: { steps: number; tokens: number; durationMs: number };
   limits: AgentLimits;
   signal: AbortSignal;
   emit: (event: AgentEvent) => Promise<void> | void;
+  /** Told each model turn's tokens as soon as the turn is answered (usage accrues as it is spent). */
+  onUsage?: (usage: { inputTokens: number; outputTokens: number }) => Promise<void> | void;
 }
 
 export interface AgentResult {
@@ -96,30 +113,18 @@ export class ToolError extends Error {
   }
 }
 
-/** One of the eight tools of SPEC §7, independent of any model SDK. */
-export interface AgentTool<Input = unknown> {
-  name: string;
-  description: string;
-  parameters: z.ZodType<Input>;
-  /** Returns the text shown to the model; throws ToolError for a recoverable mistake. */
-  execute(input: Input, context: ToolContext): Promise<string>;
-}
-
-export interface ToolContext {
-  root: string;
-  signal: AbortSignal;
-  /** Set by the path guard and workspace module (src/agent/workspace.ts). */
-  workspace: import('./workspace.ts').Workspace;
-}
-
 export const DEFAULT_BUDGETS: AgentBudgets = {
   maxSteps: 40,
   maxTokens: 400_000,
   maxDurationMs: 10 * 60_000,
   maxRepairRounds: 3,
+  maxToolCallsPerTurn: 50,
+  maxEvents: 2_000,
 };
 
 export const DEFAULT_LIMITS: AgentLimits = {
   maxFileBytes: 1024 * 1024,
   maxTotalWriteBytes: 5 * 1024 * 1024,
+  maxChangedFiles: 200,
+  maxToolMs: 10_000,
 };

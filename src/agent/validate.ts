@@ -5,7 +5,10 @@
  * Problems come back as text for the model's repair round.
  */
 import { parseDocument } from 'yaml';
-import { detectSite, isPage, normalizeRel, readRepoFile, type SiteInfo } from './site.ts';
+import { detectSite } from './site/detect.ts';
+import { isPage } from './site/pages.ts';
+import { normalizeRel, readRepoFile } from './site/repo-files.ts';
+import type { SiteInfo } from './site/types.ts';
 
 export interface ValidateOptions {
   /**

@@ -1,5 +1,6 @@
 /**
- * The agent's workspace: the path guard and the state of one run.
+ * The agent's workspace: the path guard and the state of one run (path syntax in paths.ts,
+ * link-free file access in safe-files.ts, the walker in walk.ts).
  *
  * Every tool goes through it, so the guard lives in code, not in the prompt:
  * paths are relative POSIX paths inside the repository, never absolute, never
@@ -9,28 +10,18 @@
  * or edited only after a read of its current content) and what it changed, and
  * checks the final set of changed files once more before anything is committed.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  constants,
-  type Dirent,
-  fstatSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  type Stats,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { lstatSync, mkdirSync, renameSync, type Stats, unlinkSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import ignore, { type Ignore } from 'ignore';
-import picomatch from 'picomatch';
+import { compileGlob } from '../glob.ts';
+import { formatBytes } from './format.ts';
+import { compareStrings, FORBIDDEN_SEGMENTS, normaliseInput } from './paths.ts';
+import { atomicWrite, contentHash, isCode, isEmptyDirectory, readHash, readNoFollow } from './safe-files.ts';
+import { similarFiles } from './suggestions.ts';
 import { type AgentLimits, type AgentProjectSettings, ToolError } from './types.ts';
+import { type WalkResult, walkFiles } from './walk.ts';
+
+export type { WalkResult };
 
 export interface LocateOptions {
   /** Apply the write guard (docsDir, writable globs). */
@@ -48,17 +39,6 @@ export interface Located {
   relative: string;
 }
 
-export interface WalkResult {
-  /** Repository-relative file paths, sorted. */
-  files: string[];
-  /** True when the walk stopped at `maxWalkEntries`. */
-  truncated: boolean;
-}
-
-/** Directory names never listed or searched (besides what .gitignore says). */
-const SKIPPED_DIRECTORIES = new Set(['.git', 'node_modules']);
-/** Path segments the agent may never touch, compared case-insensitively. */
-const FORBIDDEN_SEGMENTS = new Set(['.git', '.github']);
 /** A walk stops after this many files, so a huge tree cannot stall a tool. */
 const MAX_WALK_ENTRIES = 200_000;
 
@@ -83,7 +63,7 @@ export class Workspace {
     this.project = project;
     this.limits = limits;
     this.#docsDir = normaliseDocsDir(project.docsDir);
-    const matchers = project.writable.map((glob) => picomatch(glob));
+    const matchers = project.writable.map((glob) => compileGlob(glob));
     const docsPrefix = this.#docsDir === '.' ? '' : `${this.#docsDir}/`;
     this.#isWritable = (relative) =>
       matchers.some(
@@ -154,8 +134,38 @@ export class Workspace {
       }
     }
     const absolute = segments.length === 0 ? this.root : path.join(this.root, ...segments);
-    if (options.write) this.#checkWrite(input, relative, options);
+    if (options.write) {
+      this.#checkWrite(input, relative, options);
+      this.#checkNotInSubmodule(input, segments);
+    }
     return { absolute, relative };
+  }
+
+  /**
+   * Refuses a write inside a git submodule: a checked-out one holds a `.git` entry, one that
+   * is not checked out is an empty directory (git never creates empty directories otherwise).
+   * Its files belong to another repository; writing them here could never be committed.
+   */
+  #checkNotInSubmodule(input: string, segments: string[]): void {
+    let current = this.root;
+    for (let i = 0; i < segments.length - 1; i++) {
+      current = path.join(current, segments[i]!);
+      const relativeDir = segments.slice(0, i + 1).join('/');
+      if (this.#stat(current) === null) return;
+      const refuse = () => {
+        throw new ToolError(
+          `Cannot write "${input}": ${relativeDir} is a git submodule (another repository); its files cannot be changed here.`,
+        );
+      };
+      if (this.#stat(path.join(current, '.git')) !== null) refuse();
+      if (isEmptyDirectory(current) && !this.#touchedUnder(relativeDir)) refuse();
+    }
+  }
+
+  /** Whether this run changed a file under `dir` (and so may have emptied it). */
+  #touchedUnder(dir: string): boolean {
+    for (const relative of this.#originals.keys()) if (relative.startsWith(`${dir}/`)) return true;
+    return false;
   }
 
   #checkWrite(input: string, relative: string, options: LocateOptions): void {
@@ -185,7 +195,7 @@ export class Workspace {
 
   /** Records that the model saw `content` as the current content of `path`. */
   markRead(input: string, content: string | Buffer): void {
-    this.#reads.set(normaliseInput(input), hash(content));
+    this.#reads.set(normaliseInput(input), contentHash(content));
   }
 
   /** Throws unless `path` was read in this run and is unchanged on disk since. */
@@ -238,7 +248,7 @@ export class Workspace {
     this.locate(located.relative, { write: true }); // the directories just made hold no link
     atomicWrite(located.absolute, data, stats?.mode);
     this.#written += charge ?? data.length;
-    this.#reads.set(located.relative, hash(data));
+    this.#reads.set(located.relative, contentHash(data));
     return { ...located, created: stats === null };
   }
 
@@ -323,85 +333,35 @@ export class Workspace {
   }
 
   /**
-   * Files under `dir` (repository-relative, already validated), sorted; skips
+   * Files under `dir` (repository-relative, checked by the path guard), sorted; skips
    * `.git`, `.github`, `node_modules`, symbolic links and what the repository's
-   * `.gitignore` files (and `.git/info/exclude`) ignore.
+   * `.gitignore` files (and `.git/info/exclude`) ignore (src/agent/walk.ts).
    */
-  walk(dir: string): WalkResult {
+  walk(dir: string, options: { deadline?: number | undefined } = {}): WalkResult {
     const { absolute, relative } = this.locate(dir);
     const stats = this.#stat(absolute);
     if (stats === null) {
       throw new ToolError(`No such file or directory: "${relative}". Use list_files to see what exists.`);
     }
-    const files: string[] = [];
-    let truncated = false;
-    if (stats.isFile()) return { files: [relative], truncated };
-    // The ignore rules of the ancestors of `dir`, root first.
-    const rules: IgnoreRules[] = [];
-    const exclude = readIgnoreFile(path.join(this.root, '.git', 'info', 'exclude'));
-    if (exclude) rules.push({ base: '', matcher: exclude });
-    const segments = relative === '.' ? [] : relative.split('/');
-    for (let i = 0; i < segments.length; i++) {
-      const base = segments.slice(0, i).join('/');
-      const matcher = readIgnoreFile(path.join(this.root, base, '.gitignore'));
-      if (matcher) rules.push({ base, matcher });
-      if (isIgnored(rules, segments.slice(0, i + 1).join('/'), true)) return { files, truncated };
-    }
-    const visit = (abs: string, rel: string, inherited: IgnoreRules[]): void => {
-      let entries: Dirent[];
-      try {
-        entries = readdirSync(abs, { withFileTypes: true });
-      } catch {
-        return;
-      }
-      let active = inherited;
-      if (entries.some((e) => e.name === '.gitignore' && e.isFile())) {
-        const matcher = readIgnoreFile(path.join(abs, '.gitignore'));
-        if (matcher) active = [...inherited, { base: rel === '.' ? '' : rel, matcher }];
-      }
-      for (const entry of entries) {
-        if (truncated) return;
-        const childRel = rel === '.' ? entry.name : `${rel}/${entry.name}`;
-        if (entry.isDirectory()) {
-          if (SKIPPED_DIRECTORIES.has(entry.name) || FORBIDDEN_SEGMENTS.has(entry.name.toLowerCase()))
-            continue;
-          if (isIgnored(active, childRel, true)) continue;
-          visit(path.join(abs, entry.name), childRel, active);
-        } else if (entry.isFile()) {
-          if (isIgnored(active, childRel, false)) continue;
-          if (files.length >= MAX_WALK_ENTRIES) {
-            truncated = true;
-            return;
-          }
-          files.push(childRel);
-        }
-      }
-    };
-    if (stats.isDirectory()) visit(absolute, relative, rules);
-    files.sort(compareStrings);
-    return { files, truncated };
+    if (stats.isFile()) return { files: [relative], truncated: false };
+    if (!stats.isDirectory()) return { files: [], truncated: false };
+    return walkFiles(this.root, relative, { maxFiles: MAX_WALK_ENTRIES, deadline: options.deadline });
   }
 
   /** Up to `limit` existing files whose name resembles `relative`'s, best first. */
-  suggest(relative: string, limit = 5): string[] {
-    const wanted = path.posix.basename(relative).toLowerCase();
-    const wantedStem = stem(wanted);
-    const scored: { file: string; score: number }[] = [];
-    for (const file of this.walk('.').files) {
-      const name = path.posix.basename(file).toLowerCase();
-      let score = 1 - levenshtein(wanted, name) / Math.max(wanted.length, name.length, 1);
-      const nameStem = stem(name);
-      if (nameStem === wantedStem) score = Math.max(score, 0.9);
-      else if (
-        Math.min(nameStem.length, wantedStem.length) >= 4 &&
-        (nameStem.includes(wantedStem) || wantedStem.includes(nameStem))
-      ) {
-        score = Math.max(score, 0.6);
-      }
-      if (score >= 0.5) scored.push({ file, score: score + sharedDirectoryBonus(relative, file) });
+  suggest(
+    relative: string,
+    limit = 5,
+    deadline = Date.now() + Math.min(2_000, this.limits.maxToolMs),
+  ): string[] {
+    let files: string[];
+    try {
+      files = this.walk('.', { deadline }).files;
+    } catch (error) {
+      if (error instanceof ToolError) return [];
+      throw error;
     }
-    scored.sort((a, b) => b.score - a.score || compareStrings(a.file, b.file));
-    return scored.slice(0, limit).map((s) => s.file);
+    return similarFiles(relative, files, limit, deadline);
   }
 
   /** "File not found: x. Did you mean: …?" */
@@ -422,29 +382,14 @@ export class Workspace {
   }
 
   #rememberOriginal(located: Located): void {
-    if (!this.#originals.has(located.relative)) {
-      this.#originals.set(located.relative, readHash(located.absolute));
+    if (this.#originals.has(located.relative)) return;
+    if (this.#originals.size >= this.limits.maxChangedFiles) {
+      throw new ToolError(
+        `Cannot change "${located.relative}": this run has already changed ${this.#originals.size} files, the most one run may change. Finish with what is done, or change fewer files.`,
+      );
     }
+    this.#originals.set(located.relative, readHash(located.absolute));
   }
-}
-
-/** Checks the syntax of a model-supplied path and returns it normalised ('.' for the root). */
-export function normaliseInput(input: string): string {
-  if (typeof input !== 'string') throw new ToolError('Path must be a string.');
-  if (input.includes('\0')) throw new ToolError('Path contains a NUL character.');
-  if (input.includes('\\')) {
-    throw new ToolError(`Path "${input}" contains a backslash; use forward slashes ("docs/page.mdx").`);
-  }
-  if (input.startsWith('/') || /^[A-Za-z]:/.test(input) || input.startsWith('~')) {
-    throw new ToolError(
-      `Path "${input}" is absolute; use a path relative to the repository root, such as "docs/index.mdx".`,
-    );
-  }
-  const segments = input.split('/').filter((s) => s !== '' && s !== '.');
-  if (segments.includes('..')) {
-    throw new ToolError(`Path "${input}" contains "..": paths must stay inside the repository.`);
-  }
-  return segments.length === 0 ? '.' : segments.join('/');
 }
 
 function normaliseDocsDir(docsDir: string): string {
@@ -453,124 +398,4 @@ function normaliseDocsDir(docsDir: string): string {
   } catch (error) {
     throw new Error(`Invalid docsDir "${docsDir}": ${(error as Error).message}`);
   }
-}
-
-interface IgnoreRules {
-  /** Directory of the .gitignore, repository-relative ('' for the root). */
-  base: string;
-  matcher: Ignore;
-}
-
-function readIgnoreFile(file: string): Ignore | null {
-  try {
-    if (!lstatSync(file).isFile()) return null;
-    return ignore().add(readFileSync(file, 'utf8'));
-  } catch {
-    return null;
-  }
-}
-
-/** Git's rule, closely enough: the deepest .gitignore that decides wins. */
-function isIgnored(rules: IgnoreRules[], relative: string, directory: boolean): boolean {
-  let ignored = false;
-  for (const { base, matcher } of rules) {
-    const local = base === '' ? relative : relative.slice(base.length + 1);
-    const result = matcher.test(directory ? `${local}/` : local);
-    if (result.ignored) ignored = true;
-    else if (result.unignored) ignored = false;
-  }
-  return ignored;
-}
-
-function readNoFollow(absolute: string): Buffer {
-  const fd = openSync(absolute, constants.O_RDONLY | constants.O_NOFOLLOW);
-  try {
-    const size = fstatSync(fd).size;
-    const buffer = Buffer.alloc(size);
-    let offset = 0;
-    while (offset < size) {
-      const n = readSync(fd, buffer, offset, size - offset, offset);
-      if (n === 0) break;
-      offset += n;
-    }
-    return offset === size ? buffer : buffer.subarray(0, offset);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Writes through a temporary file and a rename: never through a link, never half a file. */
-function atomicWrite(absolute: string, data: Buffer, mode: number | undefined): void {
-  const temporary = path.join(
-    path.dirname(absolute),
-    `.${path.basename(absolute)}.docwright-${randomBytes(6).toString('hex')}.tmp`,
-  );
-  try {
-    writeFileSync(temporary, data, { flag: 'wx', mode: mode === undefined ? 0o644 : mode & 0o777 });
-    renameSync(temporary, absolute);
-  } catch (error) {
-    try {
-      unlinkSync(temporary);
-    } catch {}
-    throw error;
-  }
-}
-
-function hash(content: string | Buffer): string {
-  return createHash('sha256').update(content).digest('base64');
-}
-
-/** Hash of a regular file's content, or null when there is none. */
-function readHash(absolute: string): string | null {
-  try {
-    if (!lstatSync(absolute).isFile()) return null;
-    return hash(readNoFollow(absolute));
-  } catch (error) {
-    if (isCode(error, 'ENOENT') || isCode(error, 'ENOTDIR') || isCode(error, 'ELOOP')) return null;
-    throw error;
-  }
-}
-
-function isCode(error: unknown, code: string): boolean {
-  return (error as NodeJS.ErrnoException | null)?.code === code;
-}
-
-export function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** "512 bytes", "1 MiB", "1.5 KiB"; exact bytes where one decimal would hide a difference. */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return bytes === 1 ? '1 byte' : `${bytes} bytes`;
-  const [value, unit] = bytes < 1024 * 1024 ? [bytes / 1024, 'KiB'] : [bytes / (1024 * 1024), 'MiB'];
-  if (Number.isInteger(value)) return `${value} ${unit}`;
-  const rounded = value.toFixed(1);
-  return rounded.endsWith('.0') ? `${bytes.toLocaleString('en-US')} bytes` : `${rounded} ${unit}`;
-}
-
-function stem(name: string): string {
-  const dot = name.lastIndexOf('.');
-  return dot > 0 ? name.slice(0, dot) : name;
-}
-
-function sharedDirectoryBonus(a: string, b: string): number {
-  return path.posix.dirname(a) === path.posix.dirname(b) ? 0.05 : 0;
-}
-
-/** Edit distance, two rows. */
-export function levenshtein(a: string, b: string): number {
-  if (a === b) return 0;
-  if (a.length === 0) return b.length;
-  if (b.length === 0) return a.length;
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  let current = new Array<number>(b.length + 1).fill(0);
-  for (let i = 1; i <= a.length; i++) {
-    current[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
-    }
-    [previous, current] = [current, previous];
-  }
-  return previous[b.length]!;
 }

@@ -172,6 +172,21 @@ export function buildOpenApiDocument(options: { promptMaxChars: number; version:
           },
         },
       },
+      '/v2/agent/{projectId}/job/{id}/diff': {
+        get: {
+          operationId: 'getJobDiff',
+          summary: "(extension) The unified diff of the job's branch against its base",
+          parameters: [projectId, jobId],
+          responses: {
+            '200': {
+              description:
+                'As the last committing run left it, stored at commit time; capped at 1 MiB, a cut diff ends with a line starting `# docwright: diff truncated`.',
+              content: { 'text/x-diff': { schema: { type: 'string' } } },
+            },
+            ...errors(401, 403, 404, 503),
+          },
+        },
+      },
     },
     components: {
       schemas: components,
@@ -195,6 +210,6 @@ const errorDescriptions: Record<number, string> = {
   413: 'Request body over 256 KiB',
   415: 'Request body is not application/json',
   422: 'Idempotency-Key reused with a different request',
-  429: 'Rate limit exceeded',
+  429: 'Rate limit exceeded (rate-limited), or the project has spent its monthly token budget (token-budget-exceeded); Retry-After says when to try again',
   503: 'Database unavailable; retry after Retry-After seconds',
 };

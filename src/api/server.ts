@@ -2,6 +2,8 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { App } from '../app.ts';
+import { registerV1Routes } from '../compat/v1.ts';
+import { registerDashboard } from '../dashboard/index.ts';
 import { DocwrightError, errorStatus } from '../errors.ts';
 import { VERSION } from '../version.ts';
 import { PROBLEM_CONTENT_TYPE, problemBody, sendProblem, toDocwrightError } from './problem.ts';
@@ -36,6 +38,25 @@ function refusedJson(body: unknown): string | undefined {
   return undefined;
 }
 
+/** Query parameters whose values are logged; every other value is replaced (a key sent as `?api_key=…`). */
+const LOGGED_QUERY_PARAMETERS = new Set(['status', 'limit', 'cursor', 'after', 'skip', 'take', 'next']);
+
+/** The request URL as it is logged: the path, and the query with values of unknown parameters redacted. */
+export function loggableUrl(url: string): string {
+  const question = url.indexOf('?');
+  if (question === -1) return url;
+  const parameters = url
+    .slice(question + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      const name = equals === -1 ? pair : pair.slice(0, equals);
+      if (LOGGED_QUERY_PARAMETERS.has(name)) return pair;
+      return equals === -1 ? '[redacted]' : `${name}=[redacted]`;
+    });
+  return `${url.slice(0, question)}?${parameters.join('&')}`;
+}
+
 /** A problem+json answer written by hand, for the few failures that never become a Fastify request. */
 function rawProblem(error: DocwrightError) {
   const body = JSON.stringify(problemBody(error));
@@ -61,6 +82,13 @@ function endWithProblem(socket: Duplex, error: DocwrightError): void {
 export function buildServer(app: App): FastifyInstance {
   const server = Fastify({
     loggerInstance: app.logger as FastifyBaseLogger,
+    // The client's address (sign-in throttling) from X-Forwarded-For, only through trusted proxies.
+    ...(app.config.trustProxy !== undefined && {
+      trustProxy:
+        typeof app.config.trustProxy === 'number'
+          ? (_address: string, hop: number) => hop < (app.config.trustProxy as number)
+          : app.config.trustProxy,
+    }),
     // One log line per request, written by the onResponse hook below.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     bodyLimit: BODY_LIMIT_BYTES,
@@ -149,7 +177,7 @@ export function buildServer(app: App): FastifyInstance {
     request.log.info(
       {
         method: request.method,
-        url: request.url,
+        url: loggableUrl(request.url),
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 10) / 10,
       },
@@ -159,5 +187,7 @@ export function buildServer(app: App): FastifyInstance {
 
   registerMetaRoutes(server, app, VERSION);
   registerJobRoutes(server, app);
+  registerDashboard(server, app);
+  registerV1Routes(server, app);
   return server;
 }

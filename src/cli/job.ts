@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { createClient, type DocwrightClient } from '../client/client.ts';
 import { describeEvent } from '../client/describe-event.ts';
+import { describeJob } from '../client/describe-job.ts';
 import { DocwrightApiError } from '../client/errors.ts';
 import type { AgentJob, JobEvent, JobStatus } from '../client/types.ts';
 import { DocwrightError } from '../errors.ts';
@@ -21,7 +22,7 @@ import { describe, print, table } from './output.ts';
 import { positiveInt } from './parsers.ts';
 import { spinner } from './spinner.ts';
 
-interface ConnectionFlags {
+export interface ConnectionFlags {
   url?: string;
   project?: string;
   json?: boolean;
@@ -61,10 +62,17 @@ const usage = (message: string): never => {
   throw new DocwrightError('invalid-request', message);
 };
 
+/** Where `docwright serve` listens when started without flags. */
+export const DEFAULT_SERVER_URL = 'http://127.0.0.1:8080';
+
+/** The server the flags and environment name: `--url`, else `DOCWRIGHT_URL`, else the local default. */
+export function serverUrl(flags: Pick<ConnectionFlags, 'url'>, env: NodeJS.ProcessEnv = process.env): string {
+  return (flags.url ?? env.DOCWRIGHT_URL ?? '').trim() || DEFAULT_SERVER_URL;
+}
+
 /** The client for the server, key and project the flags and environment name. */
-function connect(flags: ConnectionFlags): Connection {
-  const url = (flags.url ?? process.env.DOCWRIGHT_URL ?? '').trim();
-  if (!url) usage('DOCWRIGHT_URL is not set: export the URL of the docwright server (or pass --url)');
+export function connect(flags: ConnectionFlags): Connection {
+  const url = serverUrl(flags);
   const apiKey = (process.env.DOCWRIGHT_API_KEY ?? '').trim();
   if (!apiKey) {
     usage(
@@ -83,22 +91,47 @@ function connect(flags: ConnectionFlags): Connection {
 /** Options every job command takes. */
 function withConnection(command: Command): Command {
   return command
-    .option('--url <url>', 'docwright server URL (default: DOCWRIGHT_URL)')
+    .option('--url <url>', `docwright server URL (default: DOCWRIGHT_URL, else ${DEFAULT_SERVER_URL})`)
     .option('--project <id>', 'project id (default: DOCWRIGHT_PROJECT)')
     .option('--json', 'print as JSON');
 }
 
-/** Runs an action; an API error becomes one line on stderr and exit code 1 (2 for a rejected request). */
+/**
+ * Runs an action; an API error becomes one line on stderr and exit code 1 (2 for a rejected
+ * request). A server that cannot be reached gets a hint instead of the socket's error.
+ */
 function handled<A extends unknown[]>(action: (...args: A) => Promise<void>) {
   return async (...args: A): Promise<void> => {
     try {
       await action(...args);
     } catch (error) {
       if (!(error instanceof DocwrightApiError)) throw error;
-      process.stderr.write(`docwright: ${error.message.replace(/\s+/g, ' ')}\n`);
+      // Commander passes the options object second to last.
+      const url = serverUrl((args.at(-2) ?? {}) as ConnectionFlags);
+      process.stderr.write(
+        `docwright: ${unreachableHint(error, url) ?? error.message.replace(/\s+/g, ' ')}\n`,
+      );
       process.exitCode = error.status === 400 || error.status === 422 ? 2 : 1;
     }
   };
+}
+
+/** What to do when nothing answers at the server URL, or undefined for any other failure. */
+function unreachableHint(error: DocwrightApiError, url: string): string | undefined {
+  if (error.code !== 'network-error') return undefined;
+  const cause =
+    error.cause instanceof Error && error.cause.cause instanceof Error ? error.cause.cause : error.cause;
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  const problem =
+    code === 'ECONNREFUSED'
+      ? 'connection refused'
+      : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+        ? 'no such host'
+        : code === 'EHOSTUNREACH' || code === 'ENETUNREACH'
+          ? 'host unreachable'
+          : undefined;
+  if (!problem) return undefined;
+  return `cannot reach docwright at ${url} (${problem}): is \`docwright serve\` running at ${url}? Start it, or set DOCWRIGHT_URL (or --url) to the server's address`;
 }
 
 async function readStdin(): Promise<string> {
@@ -134,14 +167,6 @@ function promptOptions(command: Command): Command {
     )
     .option('--wait', 'show progress until the job ends; exit 1 unless it completed')
     .option('--quiet', 'with --wait: no progress output');
-}
-
-/** What a job came to, in one line. */
-function outcome(job: AgentJob): string {
-  if (job.status === 'failed')
-    return `job ${job.id} failed: ${job.error?.code ?? 'error'}: ${job.error?.message ?? ''}`;
-  const result = job.prLink ?? (job.branch ? `branch ${job.branch}` : 'no files changed');
-  return `job ${job.id} ${job.status}${job.status === 'completed' ? `: ${result}` : ''}`;
 }
 
 const clock = (iso: string) => new Date(iso).toTimeString().slice(0, 8);
@@ -201,6 +226,9 @@ async function waitAndPrint(
 ): Promise<void> {
   const quiet = flags.quiet === true;
   const tty = process.stderr.isTTY === true;
+  // First, so that a piped or interrupted run still learns which job to look at later.
+  if (!quiet)
+    process.stderr.write(`${job.id}: following until it ends (Ctrl-C stops following, not the job)\n`);
   const final = await follow(connection, job, {
     keep,
     spinner: !quiet && tty,
@@ -208,7 +236,7 @@ async function waitAndPrint(
   });
   print(flags.json, final, () => describe(final));
   if (final.status !== 'completed') {
-    process.stderr.write(`docwright: ${outcome(final)}\n`);
+    process.stderr.write(`docwright: ${describeJob(final)}\n`);
     process.exitCode = 1;
   }
 }
@@ -303,7 +331,7 @@ export function registerJobCommands(program: Command): void {
             else process.stdout.write(`${eventLine(event)}\n`);
           },
         });
-        print(flags.json, { job: final, events }, () => outcome(final));
+        print(flags.json, { job: final, events }, () => describeJob(final));
         if (final.status !== 'completed') process.exitCode = 1;
       }),
     );

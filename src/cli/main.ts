@@ -4,10 +4,12 @@ import { VERSION } from '../version.ts';
 import { registerDoctorCommand } from './doctor.ts';
 import { registerJobCommands } from './job.ts';
 import { registerKeyCommands } from './key.ts';
+import { registerMcpCommand } from './mcp.ts';
 import { print, withApp } from './output.ts';
 import { registerProjectCommands } from './project.ts';
 import { registerServeCommands } from './serve.ts';
 import { registerUserCommands } from './user.ts';
+import { registerWebhookCommands } from './webhook.ts';
 
 const program = new Command('docwright')
   .description('docwright: documentation edits from plain-language instructions')
@@ -28,7 +30,12 @@ program
     const result = await withApp(
       async (app) => ({
         database: app.store.location,
-        ...(await migrateToLatest(app.store.db, app.store.dialect, app.config.databaseSchema)),
+        ...(await migrateToLatest(
+          app.store.db,
+          app.store.dialect,
+          app.config.databaseSchema,
+          app.store.location,
+        )),
       }),
       { migrate: false },
     );
@@ -44,6 +51,8 @@ registerKeyCommands(program);
 registerDoctorCommand(program);
 registerJobCommands(program);
 registerUserCommands(program);
+registerWebhookCommands(program);
+registerMcpCommand(program);
 
 try {
   await program.parseAsync();

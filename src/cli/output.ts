@@ -43,6 +43,7 @@ export async function withApp<T>(
   options: Omit<OpenAppOptions, 'logger'> = {},
 ): Promise<T> {
   const config = loadConfig();
+  for (const notice of config.notices) process.stderr.write(`docwright: note: ${notice}\n`);
   const app = await openApp(config, {
     ...options,
     logger: createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, pino.destination(2)),

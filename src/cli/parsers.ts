@@ -33,6 +33,22 @@ export function fileContents(path: string): string {
   }
 }
 
+let stdinTaken = false;
+
+/** `fileContents`, where `-` reads standard input (which one option of a command at most may do). */
+export function secretFile(path: string): string {
+  if (path !== '-') return fileContents(path);
+  if (stdinTaken) throw new InvalidArgumentError('only one option can read standard input (-)');
+  stdinTaken = true;
+  try {
+    return readFileSync(0, 'utf8');
+  } catch (error) {
+    throw new InvalidArgumentError(
+      `cannot read standard input: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+    );
+  }
+}
+
 /** Longest accepted duration: beyond it `Date` overflows, and a key that outlives us needs no expiry. */
 const MAX_DURATION_DAYS = 36_500;
 

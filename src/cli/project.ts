@@ -2,8 +2,9 @@ import { type Command, Option } from 'commander';
 import { DocwrightError } from '../errors.ts';
 import type { ProjectView } from '../projects/projects.ts';
 import { HOSTS } from '../projects/repository.ts';
+import { modelWarning } from './model-warning.ts';
 import { describe, print, table, withApp } from './output.ts';
-import { fileContents, list, positiveInt } from './parsers.ts';
+import { list, positiveInt, secretFile } from './parsers.ts';
 
 /**
  * CLI option → project field. Options not given leave the field unchanged.
@@ -15,45 +16,31 @@ const fieldOptions = (): [Option, string][] => [
   [new Option('--repository <url-or-path>', 'repository web URL, local path or file:// URL'), 'repository'],
   [new Option('--host <host>', 'code host (detected from the URL when possible)').choices(HOSTS), 'host'],
   [new Option('--api-url <url>', 'API base URL of a self-hosted code host'), 'apiUrl'],
-  [
-    new Option('--token <token>', 'code-host access token (stored encrypted)').conflicts('tokenFile'),
-    'token',
-  ],
-  [
-    new Option('--token-file <path>', 'read the access token from a file').argParser((p) =>
-      fileContents(p).trim(),
-    ),
-    'token',
-  ],
+  ...secretOptions('--token', 'token', 'code-host access token'),
   [new Option('--github-app-id <id>', 'GitHub App id'), 'githubAppId'],
   [
-    new Option('--github-private-key-file <path>', 'GitHub App private key (PEM file)').argParser(
-      fileContents,
-    ),
+    new Option(
+      '--github-private-key-file <path>',
+      'GitHub App private key (PEM file; - reads stdin)',
+    ).argParser(secretFile),
     'githubPrivateKey',
   ],
   [new Option('--github-installation-id <id>', 'GitHub App installation id'), 'githubInstallationId'],
-  [
-    new Option(
-      '--anthropic-api-key <key>',
-      'Anthropic API key for this project (stored encrypted; default ANTHROPIC_API_KEY)',
-    ),
+  ...secretOptions(
+    '--anthropic-api-key',
     'anthropicApiKey',
-  ],
-  [
-    new Option(
-      '--openai-api-key <key>',
-      'OpenAI API key for this project (stored encrypted; default OPENAI_API_KEY)',
-    ),
+    'Anthropic API key for this project (default ANTHROPIC_API_KEY)',
+  ),
+  ...secretOptions(
+    '--openai-api-key',
     'openaiApiKey',
-  ],
-  [
-    new Option(
-      '--openai-compatible-api-key <key>',
-      'key for the OpenAI-compatible endpoint (stored encrypted)',
-    ),
+    'OpenAI API key for this project (default OPENAI_API_KEY)',
+  ),
+  ...secretOptions(
+    '--openai-compatible-api-key',
     'openaiCompatibleApiKey',
-  ],
+    'key for the OpenAI-compatible endpoint (default DOCWRIGHT_OPENAI_COMPATIBLE_API_KEY)',
+  ),
   [new Option('--ref <branch>', 'base branch (default: the repository default branch)'), 'ref'],
   [new Option('--docs-dir <path>', 'documentation directory, relative to the repository root'), 'docsDir'],
   [
@@ -78,7 +65,49 @@ const fieldOptions = (): [Option, string][] => [
   [new Option('--author-name <name>', 'commit author name'), 'authorName'],
   [new Option('--author-email <email>', 'commit author email'), 'authorEmail'],
   [new Option('--rate-limit <n>', 'jobs and follow-ups per hour').argParser(positiveInt), 'rateLimit'],
+  [
+    new Option(
+      '--monthly-token-budget <n>',
+      'model tokens per calendar month; new jobs are refused once spent',
+    ).argParser(positiveInt),
+    'monthlyTokenBudget',
+  ],
 ];
+
+/**
+ * A secret's two options: `--x-file <path>` (`-` reads stdin), and the bare `--x <value>`, which
+ * still works but is warned about, since command lines show in `ps` and shell history.
+ */
+function secretOptions(flag: string, field: string, what: string): [Option, string][] {
+  const bare = new Option(
+    `${flag} <value>`,
+    `${what}; stored encrypted (visible in ps: prefer ${flag}-file)`,
+  );
+  const file = new Option(
+    `${flag}-file <path>`,
+    `read the ${what.split(' (')[0]} from a file (- reads stdin)`,
+  )
+    .argParser((p) => secretFile(p).trim())
+    .conflicts(bare.attributeName());
+  return [
+    [bare, field],
+    [file, field],
+  ];
+}
+
+/** The flags that take a secret as their value, to warn about. */
+const bareSecretFlags = ['--token', '--anthropic-api-key', '--openai-api-key', '--openai-compatible-api-key'];
+
+function warnAboutBareSecrets(options: Record<string, unknown>): void {
+  for (const flag of bareSecretFlags) {
+    const attribute = new Option(`${flag} <value>`).attributeName();
+    if (options[attribute] === undefined) continue;
+    process.stderr.write(
+      `docwright: warning: ${flag} puts the secret in your shell history and the process list (ps); ` +
+        `use ${flag}-file <path>, or ${flag}-file - to read it from stdin\n`,
+    );
+  }
+}
 
 /** The flag that sets each field, to name it in error messages (the first one when several do). */
 const flagOf = new Map<string, string>();
@@ -119,7 +148,12 @@ export function registerProjectCommands(program: Command): void {
 
   withFields(project.command('create').description('create a project'), ['name', 'repository']).action(
     async (options) => {
-      const created = await withApp((app) => app.projects.create(inputFrom(options))).catch(withFlagNames);
+      warnAboutBareSecrets(options);
+      const [created, warning] = await withApp(async (app) => {
+        const project = await app.projects.create(inputFrom(options));
+        return [project, await modelWarning(app, project)] as const;
+      }).catch(withFlagNames);
+      if (warning) process.stderr.write(`docwright: warning: ${warning}\n`);
       print(
         options.json,
         created,
@@ -131,6 +165,7 @@ export function registerProjectCommands(program: Command): void {
   withFields(
     project.command('update').description("change a project's settings").argument('<id>', 'project id'),
   ).action(async (id: string, options) => {
+    warnAboutBareSecrets(options);
     const input = inputFrom(options);
     // Without this, a forgotten flag would go unnoticed: the update would succeed and change nothing.
     if (Object.keys(input).length === 0) {

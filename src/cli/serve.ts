@@ -2,9 +2,27 @@ import type { Command } from 'commander';
 import { buildServer } from '../api/server.ts';
 import { type App, openApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
+import { announceFirstRun } from '../dashboard/first-run.ts';
+import { DocwrightError } from '../errors.ts';
+import { isDatabaseUnavailable } from '../store/dialect.ts';
+import { WebhookDispatcher } from '../webhooks/dispatcher.ts';
 import { createAgentRunner } from '../worker/agent-runner.ts';
 import { Worker } from '../worker/worker.ts';
 import { port, positiveInt } from './parsers.ts';
+
+/**
+ * The last line of defence of a long-running process: a promise nobody handled, or an
+ * exception nothing caught, is logged and the process keeps serving (every request, run and
+ * delivery recovers on its own: runs by their leases, requests by the client's retry).
+ */
+function installSafetyNet(app: App): void {
+  process.on('unhandledRejection', (reason) => {
+    app.logger.error({ err: reason }, 'unhandled promise rejection; the process keeps serving');
+  });
+  process.on('uncaughtException', (error, origin) => {
+    app.logger.error({ err: error, origin }, 'uncaught exception; the process keeps serving');
+  });
+}
 
 /** Stops everything on SIGTERM/SIGINT: HTTP first, then the worker's grace period. */
 function onShutdown(app: App, stop: () => Promise<void>): void {
@@ -24,6 +42,47 @@ function onShutdown(app: App, stop: () => Promise<void>): void {
   process.once('SIGINT', () => void shutdown('SIGINT'));
 }
 
+/**
+ * What the operator should know as the process starts: the configuration's notices (a data
+ * directory left by an earlier version) and a database that cannot be written (the process keeps
+ * running, not ready, so that it can still be inspected).
+ */
+async function reportAtStart(app: App): Promise<void> {
+  for (const notice of app.config.notices) app.logger.warn({ dataDir: app.config.dataDir }, notice);
+  await app.store
+    .checkWritable()
+    .catch((error: Error) =>
+      app.logger.error({ database: app.store.location }, `not ready: ${error.message}`),
+    );
+}
+
+/** `listen` failures a user can fix, with the fix. */
+function listenError(error: unknown, host: string, port: number): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') {
+    return new DocwrightError(
+      'invalid-request',
+      `port ${port} on ${host} is already in use (another docwright serve?): stop that process, or use --port <n>`,
+      { cause: error },
+    );
+  }
+  if (code === 'EACCES') {
+    return new DocwrightError(
+      'invalid-request',
+      `not allowed to listen on port ${port} of ${host}: use --port with a number above 1023`,
+      { cause: error },
+    );
+  }
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+    return new DocwrightError(
+      'invalid-request',
+      `cannot listen on ${host}: no such address on this machine; use --host 127.0.0.1 or 0.0.0.0`,
+      { cause: error },
+    );
+  }
+  return error;
+}
+
 export function registerServeCommands(program: Command): void {
   program
     .command('serve')
@@ -36,15 +95,28 @@ export function registerServeCommands(program: Command): void {
       const server = buildServer(app);
       // API-only processes still sweep, so that no job outlives a crash of every worker.
       const worker = new Worker(app, { runner: createAgentRunner(app), claim: options.worker });
+      // Webhooks are sent by the processes that run jobs (SPEC §13).
+      const webhooks = options.worker ? new WebhookDispatcher(app) : undefined;
+      installSafetyNet(app);
       onShutdown(app, async () => {
-        await Promise.all([server.close(), worker.stop()]);
+        await Promise.all([server.close(), worker.stop(), webhooks?.stop()]);
       });
-      const address = await server.listen({ port: options.port, host: options.host });
+      const address = await server.listen({ port: options.port, host: options.host }).catch(async (error) => {
+        await app.close();
+        throw listenError(error, options.host, options.port);
+      });
+      await reportAtStart(app);
       worker.start();
+      webhooks?.start();
       app.logger.info(
         { address, database: app.store.location, worker: options.worker },
         `docwright listening on ${address}`,
       );
+      // A database that cannot be written keeps the server up but not ready: no link to store then.
+      await announceFirstRun(app, address).catch((error: unknown) => {
+        if (!isDatabaseUnavailable(error)) throw error;
+        app.logger.warn('no first-run sign-in link: the database cannot be written');
+      });
     });
 
   program
@@ -54,8 +126,14 @@ export function registerServeCommands(program: Command): void {
     .action(async (options: { concurrency?: number }) => {
       const app = await openApp(loadConfig());
       const worker = new Worker(app, { runner: createAgentRunner(app), concurrency: options.concurrency });
-      onShutdown(app, () => worker.stop());
+      const webhooks = new WebhookDispatcher(app);
+      installSafetyNet(app);
+      onShutdown(app, async () => {
+        await Promise.all([worker.stop(), webhooks.stop()]);
+      });
+      await reportAtStart(app);
       worker.start();
+      webhooks.start();
       app.logger.info({ database: app.store.location, workerId: worker.id }, 'docwright worker running');
     });
 }

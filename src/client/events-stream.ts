@@ -1,14 +1,14 @@
 /**
  * A job's transcript as Server-Sent Events (`GET …/events` with `Accept: text/event-stream`),
- * as an async iterator. The server never ends the stream by itself; a dropped or silent
- * connection is reopened with `Last-Event-ID` set to the last event delivered, and events the
+ * as an async iterator. It ends when the server sends `end` (the job left `active` and its
+ * last event was delivered); a dropped or silent connection is reopened with `Last-Event-ID` set to the last event delivered, and events the
  * server sends again are skipped, so the caller sees every event once, in order. Parsing is
  * eventsource-parser's (a spec-complete SSE parser with a buffer bound).
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { sleep } from '../retry.ts';
 import { DocwrightApiError, networkError } from './errors.ts';
 import type { Transport } from './http.ts';
-import { wait } from './retry.ts';
 import type { FollowEventsOptions, JobEvent } from './types.ts';
 
 const DEFAULT_RECONNECT_MS = 1_000;
@@ -78,7 +78,9 @@ export async function* followEventStream(
         resetIdle();
         parser.feed(value);
         while (messages.length > 0) {
-          const event = parseEvent(messages.shift()!, path);
+          const message = messages.shift()!;
+          if (message.event === 'end') return;
+          const event = parseEvent(message, path);
           if (event === undefined || (lastId !== undefined && event.id <= lastId)) continue;
           lastId = event.id;
           yield event;
@@ -108,7 +110,7 @@ export async function* followEventStream(
         })
       );
     }
-    await wait(options.reconnectDelayMs ?? serverRetryMs ?? DEFAULT_RECONNECT_MS, signal);
+    await sleep(options.reconnectDelayMs ?? serverRetryMs ?? DEFAULT_RECONNECT_MS, signal);
   }
 }
 

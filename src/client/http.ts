@@ -4,7 +4,7 @@
  * caller aborted, as the abort reason), with the API key scrubbed from every message.
  */
 import { DocwrightApiError, errorFromResponse, networkError } from './errors.ts';
-import { isRetryableRequest, type RetryPolicy, retryDelay, wait } from './retry.ts';
+import { isRetryableRequest, type RetryPolicy, withClientRetries } from './retry.ts';
 
 export interface TransportOptions {
   /** Absolute http(s) URL; a trailing slash is ignored, a path prefix kept. */
@@ -126,18 +126,12 @@ export function createTransport(options: TransportOptions) {
   }
 
   /** Attempts `request`, retrying it as far as its kind and the policy allow. */
-  async function send(request: ApiRequest, stream: boolean) {
-    const retryable = isRetryableRequest(request.method, request.idempotent ?? false, request.idempotencyKey);
-    for (let n = 1; ; n++) {
-      try {
-        return await attempt(request, stream);
-      } catch (error) {
-        if (!(error instanceof DocwrightApiError)) throw error;
-        const delay = retryable ? retryDelay(error, n, options.retry) : undefined;
-        if (delay === undefined) throw error;
-        await wait(delay, request.signal);
-      }
-    }
+  function send(request: ApiRequest, stream: boolean) {
+    return withClientRetries(() => attempt(request, stream), {
+      policy: options.retry,
+      repeatable: isRetryableRequest(request.method, request.idempotent ?? false, request.idempotencyKey),
+      signal: request.signal,
+    });
   }
 
   return {

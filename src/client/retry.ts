@@ -4,7 +4,8 @@
  * response, at most `retries` times, and never longer than `maxDelayMs` at once: a server that
  * asks for more (an exhausted hourly rate limit) gets the error back to the caller at once.
  */
-import type { DocwrightApiError } from './errors.ts';
+import { type RetryOptions, retry } from '../retry.ts';
+import { DocwrightApiError } from './errors.ts';
 
 /** The retry settings of a client. */
 export interface RetryPolicy {
@@ -23,36 +24,27 @@ export const isRetryableRequest = (method: string, idempotent: boolean, idempote
   method === 'GET' || idempotent || idempotencyKey !== undefined;
 
 /**
- * How long to wait before retry number `attempt` (1-based) after `error`, or undefined when the
- * error must go to the caller.
+ * Runs `attempt` under the client's policy: API errors with a retryable status are tried
+ * again when `repeatable` (the request cannot do anything twice), after the server's
+ * `Retry-After` or a jittered backoff. The caller's abort comes out as its reason.
  */
-export function retryDelay(
-  error: DocwrightApiError,
-  attempt: number,
-  policy: RetryPolicy,
-): number | undefined {
-  if (attempt > policy.retries || !RETRYABLE_STATUSES.has(error.status)) return undefined;
-  if (error.retryAfter !== undefined) {
-    const ms = error.retryAfter * 1000;
-    return ms <= policy.maxDelayMs ? ms : undefined;
-  }
-  const backoff = policy.baseDelayMs * 2 ** (attempt - 1);
-  // Full jitter on the upper half, so that clients that failed together do not return together.
-  return Math.min(policy.maxDelayMs, backoff / 2 + Math.random() * (backoff / 2));
-}
-
-/** Waits `ms`, or rejects with the signal's reason when it aborts first. */
-export function wait(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+export function withClientRetries<T>(
+  attempt: () => Promise<T>,
+  options: { policy: RetryPolicy; repeatable: boolean; signal?: AbortSignal | undefined },
+): Promise<T> {
+  const { policy } = options;
+  const settings: RetryOptions = {
+    retryable: (error) =>
+      options.repeatable && error instanceof DocwrightApiError && RETRYABLE_STATUSES.has(error.status),
+    attempts: policy.retries + 1,
+    baseDelayMs: policy.baseDelayMs,
+    maxDelayMs: policy.maxDelayMs,
+    jitter: 'equal',
+    requestedDelayMs: (error) => {
+      const seconds = (error as DocwrightApiError).retryAfter;
+      return seconds === undefined ? undefined : seconds * 1000;
+    },
+    signal: options.signal,
+  };
+  return retry(attempt, settings);
 }

@@ -1,20 +1,31 @@
-import { mkdtemp, rename, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createRedactor, type Redact } from '../redact.ts';
 import { credentialSecrets } from './credentials.ts';
 import { GitError, type GitOptions, git } from './git.ts';
 import { HostError } from './hosts/host.ts';
+import type { MirrorCache } from './mirror.ts';
+import { branchNameProblem } from './ref-name.ts';
 
 /** A run's private working copy; `remove()` deletes it whatever happened. */
 export interface Checkout {
   dir: string;
+  /** The checkout's git directory (`<dir>/.git`, or a mirror's `worktrees/<id>`). */
+  gitDir: string;
+  /** Whether only some folders are checked out (the commit still holds the whole tree). */
+  sparse: boolean;
   /** The head branch the run commits to. */
   branch: string;
   /** Whether the branch already existed on the remote (a follow-up run). */
   existing: boolean;
   /** The commit the run started from: the run's own commits are those after it. */
   base: string;
+  /**
+   * The remote tip an earlier attempt of this same run pushed (its server died mid-run): the
+   * run starts from before it and its push replaces it, so the branch holds one attempt's change.
+   */
+  replaces: string | null;
   remove(): Promise<void>;
 }
 
@@ -36,11 +47,35 @@ export interface CheckoutOptions {
    * the refs are listed, saving a round trip; if the branch exists after all, it is cloned instead.
    */
   likelyNew?: boolean;
+  /**
+   * The run this checkout is for, when it may be a retry: commits on the branch whose
+   * `Docwright-Run` trailer names it were pushed by an earlier attempt and are replaced.
+   */
+  runId?: string;
+  /**
+   * Make the checkout from the project's mirror (see mirror.ts) instead of cloning: `project`
+   * names the mirror. Without it, the run clones the remote.
+   */
+  mirror?: { cache: MirrorCache; project: string };
+  /**
+   * With a mirror: check out only these folders, plus the files directly in the root and in
+   * each of their ancestors (git's cone mode). The commit still holds the whole tree.
+   */
+  sparse?: string[];
+  /** Told when the mirror could not be used and the run cloned the remote instead. */
+  onMirrorFailure?: (error: unknown) => void;
 }
+
+/** Runs `fetch` so that it cannot race another process's changes to a shared mirror. */
+type FetchLock = <T>(fetch: () => Promise<T>) => Promise<T>;
+const unlocked: FetchLock = (fetch) => fetch();
 
 interface Context {
   env: Record<string, string> | undefined;
   redact: Redact;
+  runId: string | undefined;
+  /** Held by fetches into the checkout (a mirror's worktree shares its object store and shallow list). */
+  lock: FetchLock;
 }
 
 /** Credentials stay out of the Checkout object, so logging it can never leak them. */
@@ -86,6 +121,16 @@ export function classifyGitError(error: unknown): unknown {
       { cause: error },
     );
   }
+  if (/does not appear to be a git repository|repository '[^']*' does not exist/i.test(text)) {
+    // git's last line is the tail of a hint ("and the repository exists."): say its first error.
+    const fatal = /^fatal: (.+)$/m.exec(text)?.[1] ?? reason;
+    return new HostError(
+      'repository-not-found',
+      `the repository is missing or is not a git repository (${fatal}): was it moved or deleted? ` +
+        'Point the project at it: docwright project update <id> --repository <path-or-url>',
+      { cause: error },
+    );
+  }
   if (/remote branch \S+ not found in upstream|couldn't find remote ref/i.test(text)) {
     return new HostError('ref-not-found', `the ref does not exist on the remote (${reason})`, {
       cause: error,
@@ -98,83 +143,270 @@ async function removeDir(dir: string): Promise<void> {
   await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
 }
 
+/** What a checkout method made in the run's directory. */
+interface Made {
+  /** Whether the head branch exists on the remote (the run continues it). */
+  existing: boolean;
+  gitDir: string;
+  sparse: boolean;
+  lock: FetchLock;
+}
+
+/** The remote's refs a run needs: its head branch, and its base as a branch or a tag. */
+const wantedRefs = (options: CheckoutOptions) => ({
+  head: `refs/heads/${options.branch}`,
+  branch: `refs/heads/${options.ref}`,
+  tag: `refs/tags/${options.ref}`,
+});
+
+/** Lists which of the wanted refs exist on the remote. */
+async function listRemoteRefs(options: CheckoutOptions, opts: GitOptions): Promise<Set<string | undefined>> {
+  const wanted = wantedRefs(options);
+  const listed = await git(['ls-remote', '--', options.remote, wanted.head, wanted.branch, wanted.tag], opts);
+  return new Set(listed.split('\n').map((line) => line.split('\t')[1]?.trim()));
+}
+
+/** The ref the run starts from (its head branch when that exists); fails when neither it nor the base exists. */
+function startRef(
+  options: CheckoutOptions,
+  refs: Set<string | undefined>,
+): { ref: string; existing: boolean } {
+  const wanted = wantedRefs(options);
+  if (refs.has(wanted.head)) return { ref: wanted.head, existing: true };
+  if (refs.has(wanted.branch)) return { ref: wanted.branch, existing: false };
+  if (refs.has(wanted.tag)) return { ref: wanted.tag, existing: false };
+  throw new HostError('ref-not-found', `the ref ${JSON.stringify(options.ref)} does not exist on the remote`);
+}
+
 /**
- * Clones only what the run needs: the head branch if an earlier run pushed
- * it (follow-ups add commits to it), otherwise the tip of the base branch —
- * so the cost grows with what changes, not with the repository's history.
- * On any failure, abort included, the directory is gone before this rejects.
+ * Lists the remote's refs and fetches the one to start from with `fetch`. A job's first run
+ * (`likelyNew`) fetches the base branch while the refs are listed, saving a round trip; if the
+ * head branch exists after all, or the base is a tag, that is fetched next.
+ */
+async function listAndFetch(
+  options: CheckoutOptions,
+  opts: GitOptions,
+  fetch: (ref: string) => Promise<unknown>,
+  beforeRefetch: () => Promise<void> = async () => {},
+): Promise<{ ref: string; existing: boolean }> {
+  if (!options.likelyNew) {
+    const start = startRef(options, await listRemoteRefs(options, opts));
+    await fetch(start.ref);
+    return start;
+  }
+  const guess = wantedRefs(options).branch;
+  const [listed, fetched] = await Promise.allSettled([listRemoteRefs(options, opts), fetch(guess)]);
+  if (listed.status === 'rejected') throw listed.reason;
+  const start = startRef(options, listed.value);
+  if (start.ref === guess) {
+    if (fetched.status === 'rejected') throw fetched.reason;
+  } else {
+    await beforeRefetch();
+    await fetch(start.ref);
+  }
+  return start;
+}
+
+/** Today's way, and the fallback: a shallow clone of the one ref, straight from the remote. */
+async function cloneFromRemote(options: CheckoutOptions, dir: string, opts: GitOptions): Promise<Made> {
+  const clone = (ref: string) =>
+    git(
+      [
+        'clone',
+        '--quiet',
+        '--depth',
+        '1',
+        '--single-branch',
+        '--no-tags',
+        '--branch',
+        ref.replace(/^refs\/(heads|tags)\//, ''),
+        '--',
+        options.remote,
+        dir,
+      ],
+      opts,
+    );
+  // An earlier attempt pushed the branch after all: its clone replaces the base's.
+  const { ref, existing } = await listAndFetch(options, opts, clone, () => removeContents(dir));
+  const local: GitOptions = { ...opts, cwd: dir };
+  if (!existing) {
+    // Renaming the cloned branch leaves the index alone; `checkout -b` would rewrite it, and
+    // with every file as new as the index, git re-reads them all to do so.
+    if (ref === wantedRefs(options).branch)
+      await git(['branch', '--move', '--', options.ref, options.branch], local);
+    else await git(['checkout', '--quiet', '-b', options.branch], local);
+  }
+  return { existing, gitDir: path.join(dir, '.git'), sparse: false, lock: unlocked };
+}
+
+/**
+ * A worktree of the project's mirror: the ref to start from is fetched into the mirror (only
+ * what changed since the mirror last saw it), added as a detached worktree, narrowed to
+ * `options.sparse` when given, and checked out (git fetches the blobs it lacks, in one batch).
+ */
+async function worktreeFromMirror(
+  options: CheckoutOptions,
+  dir: string,
+  opts: GitOptions,
+  rebuild: boolean,
+): Promise<Made> {
+  const { cache, project } = options.mirror!;
+  const lock: FetchLock = (fetch) => cache.use(project, options.remote, fetch, { signal: opts.signal });
+  return cache.use(
+    project,
+    options.remote,
+    async (mirror) => {
+      const inMirror: GitOptions = { ...opts, cwd: mirror.gitDir };
+      const sparse = options.sparse !== undefined && options.sparse.length > 0;
+      // A sparse checkout fetches blobs only for its folders, when it checks them out.
+      const filter = sparse ? ['--filter=blob:none'] : [];
+      const fetch = (ref: string) =>
+        git(
+          [
+            'fetch',
+            '--quiet',
+            '--no-tags',
+            '--no-write-fetch-head',
+            '--depth',
+            '1',
+            ...filter,
+            '--',
+            'origin',
+            `+${ref}:${ref}`,
+          ],
+          inMirror,
+        );
+      const { ref, existing } = await listAndFetch(options, opts, fetch);
+      await git(['worktree', 'add', '--quiet', '--detach', '--no-checkout', '--', dir, ref], inMirror);
+      const local: GitOptions = { ...opts, cwd: dir };
+      // A sparse index holds the folders outside the cone as one entry each: it stays small however large the repository.
+      if (sparse)
+        await git(['sparse-checkout', 'set', '--cone', '--sparse-index', '--', ...options.sparse!], local);
+      await git(['reset', '--quiet', '--hard'], local);
+      const link = await readFile(path.join(dir, '.git'), 'utf8');
+      const gitDir = path.resolve(dir, link.replace(/^gitdir: /, '').trim());
+      return { existing, gitDir, sparse, lock };
+    },
+    { rebuild, signal: opts.signal },
+  );
+}
+
+/** A failure of the remote (or a stop) that no other way of checking out would avoid. */
+function isRemoteFailure(error: unknown, signal: AbortSignal | undefined): boolean {
+  if (signal?.aborted || classifyGitError(error) instanceof HostError) return true;
+  const text = error instanceof GitError ? error.stderr : '';
+  return /unable to access|could not resolve host|failed to connect|connection (refused|reset|timed out)|RPC failed|early EOF|remote end hung up|unexpected disconnect/i.test(
+    text,
+  );
+}
+
+/**
+ * The checkout from the mirror. A failure that is not the remote's (a corrupt or half-written
+ * mirror, a disk problem) rebuilds the mirror and tries once more; when that fails too, the
+ * caller clones the remote instead (undefined), so a broken cache never fails a run.
+ */
+async function checkoutFromMirror(
+  options: CheckoutOptions,
+  dir: string,
+  opts: GitOptions,
+): Promise<Made | undefined> {
+  for (let attempt = 1; attempt <= 2; attempt++) {
+    try {
+      return await worktreeFromMirror(options, dir, opts, attempt > 1);
+    } catch (error) {
+      if (isRemoteFailure(error, opts.signal)) throw error;
+      options.onMirrorFailure?.(error);
+      await removeContents(dir);
+    }
+  }
+  return undefined;
+}
+
+/** Empties the run's directory (a failed attempt's files), keeping the directory. */
+async function removeContents(dir: string): Promise<void> {
+  await removeDir(dir);
+  await mkdir(dir, { mode: 0o700 });
+}
+
+/**
+ * Checks out only what the run needs: the head branch if an earlier run pushed it (follow-ups
+ * add commits to it), otherwise the tip of the base — from the project's mirror when one is
+ * given (see mirror.ts), else by a shallow clone — so the cost grows with what changes, not
+ * with the repository's history. On any failure, abort included, the directory is gone before
+ * this rejects.
  */
 export async function checkoutForRun(options: CheckoutOptions): Promise<Checkout> {
+  // Names stored before they were validated as strictly must not reach git either.
+  for (const [what, name] of [
+    ['head branch', options.branch],
+    ['base ref', options.ref],
+  ] as const) {
+    const problem = branchNameProblem(name);
+    if (problem) {
+      throw new HostError(
+        'invalid-branch-name',
+        `the ${what} ${JSON.stringify(name)} is not a valid git branch name: it ${problem}`,
+      );
+    }
+  }
   const dir = await mkdtemp(path.join(options.tmpDir ?? tmpdir(), 'docwright-run-'));
-  const remove = () => removeDir(dir);
+  let gitDir: string | undefined;
+  const remove = async () => {
+    await removeDir(dir);
+    // A mirror's worktree: its entry in the mirror goes too (git would prune it later).
+    if (gitDir && !isInside(gitDir, dir)) await removeDir(gitDir);
+  };
   const redact = options.redact ?? defaultRedact(options.env);
   const base: GitOptions = { signal: options.signal, env: options.env, redact };
   try {
-    const wanted = [`refs/heads/${options.branch}`, `refs/heads/${options.ref}`, `refs/tags/${options.ref}`];
-    const listRefs = async () => {
-      const listed = await git(['ls-remote', '--', options.remote, ...wanted], base);
-      return new Set(listed.split('\n').map((line) => line.split('\t')[1]?.trim()));
-    };
-    const clone = (from: string) =>
-      git(
-        [
-          'clone',
-          '--quiet',
-          '--depth',
-          '1',
-          '--single-branch',
-          '--no-tags',
-          '--branch',
-          from,
-          '--',
-          options.remote,
-          dir,
-        ],
-        base,
-      );
-    /** Whether the head branch exists; fails when neither it nor the base ref does. */
-    const headExists = (refs: Set<string | undefined>) => {
-      if (refs.has(wanted[0])) return true;
-      if (refs.has(wanted[1]) || refs.has(wanted[2])) return false;
-      throw new HostError(
-        'ref-not-found',
-        `the ref ${JSON.stringify(options.ref)} does not exist on the remote`,
-      );
-    };
-    let refs: Set<string | undefined>;
-    let existing: boolean;
-    if (options.likelyNew) {
-      // A first run saves a round trip: list the refs while cloning the base.
-      const [listed, cloned] = await Promise.allSettled([listRefs(), clone(options.ref)]);
-      if (listed.status === 'rejected') throw listed.reason;
-      refs = listed.value;
-      existing = headExists(refs);
-      if (cloned.status === 'rejected') throw cloned.reason;
-      if (existing) {
-        // An earlier attempt pushed the branch after all: work on it instead.
-        await removeDir(dir);
-        await clone(options.branch);
-      }
-    } else {
-      refs = await listRefs();
-      existing = headExists(refs);
-      await clone(existing ? options.branch : options.ref);
-    }
+    const made =
+      (options.mirror ? await checkoutFromMirror(options, dir, base) : undefined) ??
+      (await cloneFromRemote(options, dir, base));
+    gitDir = made.gitDir;
     const local: GitOptions = { ...base, cwd: dir };
-    if (!existing) {
-      // Renaming the cloned branch leaves the index alone; `checkout -b` would rewrite it, and
-      // with every file as new as the index, git re-reads them all to do so.
-      if (refs.has(wanted[1])) await git(['branch', '--move', options.ref, options.branch], local);
-      else await git(['checkout', '--quiet', '-b', options.branch], local);
+    let replaces: string | null = null;
+    if (made.existing && options.runId !== undefined) {
+      const earlier = await earlierAttempt(
+        local,
+        made.lock,
+        options.runId,
+        'HEAD',
+        'origin',
+        `refs/heads/${options.branch}`,
+      );
+      if (earlier) {
+        await git(['reset', '--quiet', '--hard', earlier.parent], local);
+        replaces = earlier.tip;
+      }
     }
     const head = (await git(['rev-parse', 'HEAD'], local)).trim();
-    const checkout: Checkout = { dir, branch: options.branch, existing, base: head, remove };
-    contexts.set(checkout, { env: options.env, redact });
+    const checkout: Checkout = {
+      dir,
+      gitDir: made.gitDir,
+      sparse: made.sparse,
+      branch: options.branch,
+      existing: made.existing,
+      base: head,
+      replaces,
+      remove,
+    };
+    contexts.set(checkout, { env: options.env, redact, runId: options.runId, lock: made.lock });
     return checkout;
   } catch (error) {
     await remove();
     throw classifyGitError(error);
   }
+}
+
+const isInside = (file: string, dir: string) => !path.relative(dir, file).startsWith('..');
+
+/**
+ * Runs `git fetch <args>` in the checkout, under its mirror's lock when it has one (a worktree
+ * shares the mirror's object store and list of shallow commits with every other run).
+ */
+export function fetchIntoCheckout(checkout: Checkout, args: string[], opts: GitOptions): Promise<string> {
+  const lock = contexts.get(checkout)?.lock ?? unlocked;
+  return lock(() => git(['fetch', ...args], { ...opts, cwd: checkout.dir }));
 }
 
 export interface CommitOptions {
@@ -191,7 +423,9 @@ export interface CommitOptions {
  * The commit is built in a separate index read from HEAD's tree. The checkout's own index was
  * written in the same second as every file of the clone, so git cannot trust its timestamps and
  * re-reads every file whenever it writes that index (`git add`, `git commit`): seconds on a large
- * site. An index read from a tree holds no timestamps, so only the staged files are read.
+ * site. An index read from a tree holds no timestamps, so only the staged files are read. A
+ * sparse checkout commits in its own index instead: it holds only the checked-out folders (the
+ * rest as one entry per folder), where a full one would list every file of the repository.
  */
 export async function commitFiles(checkout: Checkout, options: CommitOptions): Promise<boolean> {
   if (options.files.length === 0) return false;
@@ -200,19 +434,20 @@ export async function commitFiles(checkout: Checkout, options: CommitOptions): P
     signal: options.signal,
     redact: contexts.get(checkout)?.redact,
   };
-  const gitDir = path.join(checkout.dir, '.git');
-  const index = path.join(gitDir, 'docwright-index');
-  const staging: GitOptions = { ...opts, env: { GIT_INDEX_FILE: index } };
-  await git(['read-tree', 'HEAD'], staging);
+  // A sparse checkout's own index is small (a sparse index) and holds only its folders' files.
+  const index = checkout.sparse ? undefined : path.join(checkout.gitDir, 'docwright-index');
+  const staging: GitOptions = index ? { ...opts, env: { GIT_INDEX_FILE: index } } : opts;
+  if (index) await git(['read-tree', 'HEAD'], staging);
   // Paths on stdin, NUL-separated: taken literally, never as options or pathspec magic.
   await git(['update-index', '--add', '--remove', '-z', '--stdin'], {
     ...staging,
     input: `${options.files.join('\0')}\0`,
   });
-  const tree = (await git(['write-tree'], staging)).trim();
+  // A partial checkout lacks the blobs outside its folders: git must not fetch them all to check.
+  const tree = (await git(['write-tree', '--missing-ok'], staging)).trim();
   const [head = '', headTree] = (await git(['rev-parse', 'HEAD', 'HEAD^{tree}'], opts)).trim().split('\n');
   if (tree === headTree) {
-    await rm(index, { force: true });
+    if (index) await rm(index, { force: true });
     return false;
   }
   const identity = {
@@ -230,16 +465,20 @@ export async function commitFiles(checkout: Checkout, options: CommitOptions): P
   ).trim();
   await git(['update-ref', '-m', 'docwright: commit', 'HEAD', commit, head], opts);
   // The checkout's index now matches the commit (a later rebase needs a clean one).
-  await rename(index, path.join(gitDir, 'index'));
+  if (index) await rename(index, path.join(checkout.gitDir, 'index'));
   return true;
 }
 
+/** The trailer that names the run a commit belongs to (see `Checkout.replaces`). */
+const RUN_TRAILER = 'Docwright-Run';
+
 /**
- * The commit message of SPEC §8: title, blank line, summary, trailer. Cleaned as `git commit`
- * would (it is written with `commit-tree`, which takes it verbatim): no trailing whitespace,
- * no runs of blank lines, and a title of one line.
+ * The commit message of SPEC §8: title, blank line, summary, trailer (and, with `runId`, a
+ * second trailer naming the run, which a retried attempt uses to recognise its predecessor's
+ * push). Cleaned as `git commit` would (it is written with `commit-tree`, which takes it
+ * verbatim): no trailing whitespace, no runs of blank lines, and a title of one line.
  */
-export function commitMessage(title: string, summary: string): string {
+export function commitMessage(title: string, summary: string, runId?: string): string {
   const clean = (text: string) =>
     text
       .replace(/\r\n?/g, '\n')
@@ -248,7 +487,36 @@ export function commitMessage(title: string, summary: string): string {
       .trim();
   const subject = clean(title).replace(/\s*\n\s*/g, ' ');
   const body = clean(summary);
-  return `${subject}\n\n${body === '' ? '' : `${body}\n\n`}Generated-By: docwright\n`;
+  const trailers = `Generated-By: docwright\n${runId ? `${RUN_TRAILER}: ${runId}\n` : ''}`;
+  return `${subject}\n\n${body === '' ? '' : `${body}\n\n`}${trailers}`;
+}
+
+/**
+ * When `ref`'s tip was committed by `runId` (an earlier attempt of the run pushed it before its
+ * server died), that tip and its parent — the state the run should start from. The parent is
+ * fetched when the clone is too shallow to hold it.
+ */
+async function earlierAttempt(
+  opts: GitOptions,
+  lock: FetchLock,
+  runId: string,
+  ref: string,
+  remote: string,
+  remoteRef: string,
+): Promise<{ tip: string; parent: string } | null> {
+  const [tip = '', ...message] = (await git(['log', '-1', '--format=%H%n%B', ref], opts)).split('\n');
+  const pattern = new RegExp(`^${RUN_TRAILER}: ${runId}$`, 'm');
+  if (!pattern.test(message.join('\n'))) return null;
+  let parent = await git(['rev-parse', '--verify', '--quiet', `${tip}^`], opts).catch(() => '');
+  if (!parent.trim()) {
+    await lock(() =>
+      git(['fetch', '--quiet', '--no-tags', '--depth', '2', '--', remote, remoteRef], opts),
+    ).catch((error) => {
+      throw classifyGitError(error);
+    });
+    parent = await git(['rev-parse', `${tip}^`], opts);
+  }
+  return { tip, parent: parent.trim() };
 }
 
 export interface PushOptions {
@@ -260,9 +528,17 @@ export interface PushOptions {
   redact?: Redact;
 }
 
-/** A push refused because the remote branch is not an ancestor of ours (someone pushed meanwhile). */
+/**
+ * A push refused because the remote branch moved: it is not an ancestor of ours (someone pushed
+ * meanwhile), or it changed between the host's advertisement and its update (a push that landed
+ * during ours, e.g. an earlier attempt's).
+ */
 const isOutdated = (error: unknown) =>
-  error instanceof GitError && /\[rejected\].*\((fetch first|non-fast-forward)\)/.test(error.stderr);
+  error instanceof GitError &&
+  (/\[rejected\].*\((fetch first|non-fast-forward|stale info)\)/.test(error.stderr) ||
+    /\[remote rejected\].*\((failed to update ref|cannot lock ref|.*reference already exists|.*is at .* but expected)/.test(
+      error.stderr,
+    ));
 
 /**
  * Pushes the head branch. If the remote branch moved since the checkout (another run or a
@@ -275,14 +551,27 @@ export async function pushBranch(checkout: Checkout, options: PushOptions = {}):
   const redact = options.redact ?? context?.redact ?? defaultRedact(env);
   const remote = options.remote ?? 'origin';
   const opts: GitOptions = { cwd: checkout.dir, signal: options.signal, env, redact };
-  const push = () => git(['push', '--quiet', '--', remote, `HEAD:refs/heads/${checkout.branch}`], opts);
+  const target = `refs/heads/${checkout.branch}`;
+  // Replacing an earlier attempt's push: only if the branch is still exactly that.
+  const lease = () => (checkout.replaces ? [`--force-with-lease=${target}:${checkout.replaces}`] : []);
+  const push = () => git(['push', '--quiet', ...lease(), '--', remote, `HEAD:${target}`], opts);
   try {
     await push();
     return;
   } catch (error) {
     if (!isOutdated(error)) throw pushFailure(error, checkout.branch);
   }
-  await rebaseOntoRemote(checkout, remote, opts);
+  // The branch moved since the checkout. An earlier attempt of this run, whose push landed
+  // late (its git outlived the server), is replaced; anyone else's commits are kept.
+  const runId = contexts.get(checkout)?.runId;
+  const tracking = await fetchRemoteTip(checkout, remote, opts, 2);
+  const lock = contexts.get(checkout)?.lock ?? unlocked;
+  const earlier = runId ? await earlierAttempt(opts, lock, runId, tracking, remote, target) : null;
+  if (earlier && earlier.parent === checkout.base) {
+    checkout.replaces = earlier.tip;
+  } else {
+    await rebaseOntoRemote(checkout, tracking, opts);
+  }
   try {
     await push();
   } catch (error) {
@@ -307,20 +596,26 @@ function pushFailure(error: unknown, branch: string): unknown {
 }
 
 /**
- * Replays the commits after `checkout.base` onto the remote branch's tip. Only that tip is
- * fetched (depth 1): replaying a commit needs its parent's tree and the new base's tree, not
- * the history between them, so no deepening is required however far the branch moved.
+ * Fetches the remote branch's tip (and `depth - 1` commits below it) to a tracking ref; returns
+ * the ref. Replaying a commit needs its parent's tree and the new base's tree, not the history
+ * between them, so no deeper fetch is needed however far the branch moved.
  */
-async function rebaseOntoRemote(checkout: Checkout, remote: string, opts: GitOptions): Promise<void> {
-  const tracking = `refs/docwright/remote/${checkout.branch}`;
+async function fetchRemoteTip(
+  checkout: Checkout,
+  remote: string,
+  opts: GitOptions,
+  depth = 1,
+): Promise<string> {
+  // Per worktree: a mirror's worktrees share every other ref.
+  const tracking = `refs/worktree/docwright/remote/${checkout.branch}`;
   try {
-    await git(
+    await fetchIntoCheckout(
+      checkout,
       [
-        'fetch',
         '--quiet',
         '--no-tags',
         '--depth',
-        '1',
+        String(depth),
         '--',
         remote,
         `+refs/heads/${checkout.branch}:${tracking}`,
@@ -330,6 +625,11 @@ async function rebaseOntoRemote(checkout: Checkout, remote: string, opts: GitOpt
   } catch (error) {
     throw classifyGitError(error);
   }
+  return tracking;
+}
+
+/** Replays the commits after `checkout.base` onto `tracking` (the remote branch's tip). */
+async function rebaseOntoRemote(checkout: Checkout, tracking: string, opts: GitOptions): Promise<void> {
   // Rebasing rewrites the commits: keep the committer the run's commits were made with.
   const [name = '', email = ''] = (await git(['log', '-1', '--format=%cn%x00%ce', 'HEAD'], opts))
     .trim()

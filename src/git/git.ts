@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 
 export class GitError extends Error {
   readonly exitCode: number | null;
@@ -21,6 +21,22 @@ export interface GitOptions {
   timeoutMs?: number;
   /** Applied to a GitError's message and stderr (see src/redact.ts). */
   redact?: (text: string) => string;
+}
+
+/**
+ * On Linux, git is started through util-linux's `setpriv --pdeathsig KILL`, so that it dies with
+ * the server even when the server is killed outright (git runs in a process group of its own,
+ * which no signal to the server reaches). Elsewhere it is started directly; a retried run copes
+ * with a push that outlived its server either way (see checkout.ts, `Checkout.replaces`).
+ */
+let deathSignalWrapper: string[] | undefined;
+function wrapper(): string[] {
+  deathSignalWrapper ??=
+    process.platform === 'linux' &&
+    spawnSync('setpriv', ['--pdeathsig', 'KILL', '--', 'true'], { stdio: 'ignore' }).status === 0
+      ? ['setpriv', '--pdeathsig', 'KILL', '--']
+      : [];
+  return deathSignalWrapper;
 }
 
 /** How long git gets to exit after SIGTERM before its process group is killed outright. */
@@ -51,25 +67,30 @@ export function git(args: string[], options: GitOptions = {}): Promise<string> {
       reject(abortError(signal));
       return;
     }
-    const child = spawn(
+    const argv = [
+      ...wrapper(),
       'git',
-      ['-c', 'core.hooksPath=/dev/null', '-c', 'protocol.file.allow=always', ...args],
-      {
-        cwd: options.cwd,
-        detached: true,
-        env: {
-          ...process.env,
-          GIT_TERMINAL_PROMPT: '0',
-          GIT_ASKPASS: '',
-          SSH_ASKPASS: '',
-          GIT_CONFIG_NOSYSTEM: '1',
-          GIT_CONFIG_GLOBAL: '/dev/null',
-          LC_ALL: 'C',
-          ...options.env,
-        },
-        stdio: ['pipe', 'pipe', 'pipe'],
+      '-c',
+      'core.hooksPath=/dev/null',
+      '-c',
+      'protocol.file.allow=always',
+      ...args,
+    ];
+    const child = spawn(argv[0]!, argv.slice(1), {
+      cwd: options.cwd,
+      detached: true,
+      env: {
+        ...process.env,
+        GIT_TERMINAL_PROMPT: '0',
+        GIT_ASKPASS: '',
+        SSH_ASKPASS: '',
+        GIT_CONFIG_NOSYSTEM: '1',
+        GIT_CONFIG_GLOBAL: '/dev/null',
+        LC_ALL: 'C',
+        ...options.env,
       },
-    );
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stopped: Error | undefined;
     let killTimer: NodeJS.Timeout | undefined;
     const killGroup = (name: NodeJS.Signals) => {

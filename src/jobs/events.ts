@@ -52,8 +52,31 @@ export async function listEvents(
   jobId: string,
   options: { after?: number | undefined; limit: number },
 ): Promise<JobEvent[]> {
+  return (await listEventRows(db, jobId, options)).map(toJobEvent);
+}
+
+/** The stored rows of a job's events after `after`, oldest first. */
+export async function listEventRows(
+  db: Kysely<Database>,
+  jobId: string,
+  options: { after?: number | undefined; limit: number },
+): Promise<JobEventRow[]> {
   let query = db.selectFrom('job_events').selectAll().where('job_id', '=', jobId);
   if (options.after !== undefined) query = query.where('id', '>', options.after);
-  const rows = await query.orderBy('id').limit(options.limit).execute();
-  return rows.map(toJobEvent);
+  return query.orderBy('id').limit(options.limit).execute();
+}
+
+/**
+ * An event's JSON (the JobEvent shape) straight from its row: the stored `data` is already JSON
+ * text, so it is spliced in rather than parsed and serialised again (streams send a lot of it).
+ */
+export function jobEventJson(row: JobEventRow): string {
+  const head = JSON.stringify({
+    id: Number(row.id),
+    jobId: row.job_id,
+    runId: row.run_id,
+    type: row.type,
+    createdAt: row.created_at,
+  });
+  return `${head.slice(0, -1)},"data":${row.data}}`;
 }

@@ -12,7 +12,10 @@ export const agentJobSchema = z.object({
     repository: z.string().meta({ description: 'Full URL of the repository the job works on.' }),
     ref: z.string().meta({ description: 'Base branch the agent starts from and the pull request targets.' }),
   }),
-  model: z.string().meta({ description: 'The model used, as provider/model-id.' }),
+  model: z.string().meta({
+    description:
+      'The model used, as provider/model-id. An empty string when no model is configured (the job then fails with model-not-configured): the field is a non-null string in the Mintlify schema, so it is never null.',
+  }),
   prLink: z
     .url()
     .nullable()

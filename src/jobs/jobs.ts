@@ -3,9 +3,11 @@ import { DocwrightError } from '../errors.ts';
 import { isJobId, newJobId } from '../ids.ts';
 import type { Store } from '../store/database.ts';
 import { lockProject } from '../store/dialect.ts';
-import type { Database, JobRow, ProjectRow } from '../store/schema.ts';
+import type { Database, JobRow, ProjectRow, RunDiffRow } from '../store/schema.ts';
 import type { Signal } from '../store/signals.ts';
 import { parseOrThrow } from '../validation.ts';
+import { enqueueJobMessage } from '../webhooks/enqueue.ts';
+import { latestDiff } from './diffs.ts';
 import { appendEvents, type JobEvent, listEvents } from './events.ts';
 import { findReplay, type IdempotentRequest, rememberResponse } from './idempotency.ts';
 import { type AgentJob, toAgentJob } from './job.ts';
@@ -19,6 +21,7 @@ import {
   messageBody,
 } from './requests.ts';
 import { queueRun } from './runs.ts';
+import { monthlyTokens, nextMonth, usageMonth } from './usage.ts';
 
 export interface JobServiceOptions {
   store: Store;
@@ -77,14 +80,17 @@ export function createJobService(options: JobServiceOptions) {
     return project;
   }
 
+  // Compiled once: polling a job is the API's most frequent request.
+  const jobById = db
+    .selectFrom('jobs')
+    .selectAll()
+    .where('id', '=', '')
+    .where('project_id', '=', '')
+    .compile();
+
   async function findJob(projectId: string, jobId: string, trx = db): Promise<JobRow> {
     const row = isJobId(jobId)
-      ? await trx
-          .selectFrom('jobs')
-          .selectAll()
-          .where('id', '=', jobId)
-          .where('project_id', '=', projectId)
-          .executeTakeFirst()
+      ? (await trx.executeQuery<JobRow>({ ...jobById, parameters: [jobId, projectId] })).rows[0]
       : undefined;
     if (!row) throw new DocwrightError('job-not-found', `job ${jobId} does not exist in this project`);
     return row;
@@ -114,6 +120,7 @@ export function createJobService(options: JobServiceOptions) {
           return { ...replay, rateLimit, replayed: true };
         }
       }
+      await checkTokenBudget(trx, project, at);
       const rateLimit = await consumeRateLimit(trx, projectId, limitOf(project), at);
       const { job, statusCode, location } = await work(trx, project, at);
       if (idempotency)
@@ -122,6 +129,21 @@ export function createJobService(options: JobServiceOptions) {
     });
     if (!result.replayed) await publish({ kind: 'run-queued' });
     return result;
+  }
+
+  /** Refuses new work once the project's monthly token budget is spent (429 until the month ends). */
+  async function checkTokenBudget(trx: Transaction<Database>, project: ProjectRow, at: Date): Promise<void> {
+    const budget = (JSON.parse(project.settings) as { monthlyTokenBudget?: number | null })
+      .monthlyTokenBudget;
+    if (!budget) return;
+    const spent = await monthlyTokens(trx, project.id, at);
+    if (spent < budget) return;
+    const renewed = nextMonth(at);
+    throw new DocwrightError(
+      'token-budget-exceeded',
+      `the project has used ${spent} of its ${budget} model tokens for ${usageMonth(at)}; new jobs and follow-ups are refused until ${renewed.toISOString().slice(0, 10)} (UTC), unless the budget is raised (docwright project update --monthly-token-budget)`,
+      { retryAfter: Math.ceil((renewed.getTime() - at.getTime()) / 1000) },
+    );
   }
 
   function chooseModel(project: ProjectRow, requested: string | undefined): string {
@@ -143,7 +165,13 @@ export function createJobService(options: JobServiceOptions) {
 
   return {
     /** Creates a job and queues its first run (SPEC §2). */
-    async create(projectId: string, rawBody: unknown, idempotency?: IdempotentRequest): Promise<WorkResult> {
+    async create(
+      projectId: string,
+      rawBody: unknown,
+      idempotency?: IdempotentRequest,
+      /** `headBranch`: the branch the agent pushes to, instead of prefix + short id (v1 `branch`, validated by the caller). */
+      options: { headBranch?: string } = {},
+    ): Promise<WorkResult> {
       const body = parseOrThrow(createSchema, rawBody);
       return createWork(projectId, idempotency, async (trx, project, at) => {
         const timestamp = at.toISOString();
@@ -156,7 +184,7 @@ export function createJobService(options: JobServiceOptions) {
           model: chooseModel(project, body.model),
           draft: body.draft === undefined ? null : Number(body.draft),
           pr_link: null,
-          branch: null,
+          branch: options.headBranch ?? null,
           summary: null,
           error_code: null,
           error_message: null,
@@ -167,6 +195,7 @@ export function createJobService(options: JobServiceOptions) {
           archived_at: null,
         };
         await trx.insertInto('jobs').values(row).execute();
+        await enqueueJobMessage(trx, { type: 'job.created', projectId, jobId: row.id, job: row, at });
         const runId = await queueRun(trx, { jobId: row.id, projectId, seq: 1, prompt: body.prompt, at });
         await appendEvents(
           trx,
@@ -192,7 +221,7 @@ export function createJobService(options: JobServiceOptions) {
       idempotency?: IdempotentRequest,
     ): Promise<WorkResult> {
       const body = parseOrThrow(messageSchema, rawBody);
-      return createWork(projectId, idempotency, async (trx, _project, at) => {
+      return createWork(projectId, idempotency, async (trx, project, at) => {
         const job = await findJob(projectId, jobId, trx);
         if (job.status === 'active') {
           throw new DocwrightError('job-busy', 'the job is still running; send the message after it ends');
@@ -217,6 +246,8 @@ export function createJobService(options: JobServiceOptions) {
           error_code: null,
           error_message: null,
           updated_at: timestamp,
+          // A job created before any model was configured takes the one configured now.
+          ...(job.model === '' && { model: chooseModel(project, undefined) }),
         };
         await trx.updateTable('jobs').set(changes).where('id', '=', jobId).execute();
         await appendEvents(trx, [{ jobId, runId, type: 'job.message', data: { prompt: body.prompt } }], at);
@@ -265,7 +296,9 @@ export function createJobService(options: JobServiceOptions) {
           cancelled = runs.map((r) => r.id);
         }
         await appendEvents(trx, [{ jobId, type: 'job.archived', data: { previousStatus: job.status } }], at);
-        return toAgentJob({ ...job, ...changes });
+        const archivedRow = { ...job, ...changes };
+        await enqueueJobMessage(trx, { type: 'job.archived', projectId, jobId, job: archivedRow, at });
+        return toAgentJob(archivedRow);
       });
       for (const runId of cancelled) await publish({ kind: 'run-cancelled', runId });
       await publish({ kind: 'job-event', jobId });
@@ -276,6 +309,15 @@ export function createJobService(options: JobServiceOptions) {
       const query: ListEventsQuery = parseOrThrow(listEventsQuery, rawQuery, 'query');
       await findJob(projectId, jobId);
       return listEvents(db, jobId, query);
+    },
+
+    /** The diff of the job's branch against its base, as the last committing run stored it. */
+    async diff(projectId: string, jobId: string): Promise<RunDiffRow> {
+      await findJob(projectId, jobId);
+      const diff = await latestDiff(db, jobId);
+      if (!diff)
+        throw new DocwrightError('diff-not-found', `job ${jobId} has no commit yet, so it has no diff`);
+      return diff;
     },
 
     /** The rate-limit state of a project without using anything; undefined for an unknown project. */

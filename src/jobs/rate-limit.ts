@@ -1,20 +1,12 @@
 import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
-import { DocwrightError } from '../errors.ts';
+import { DocwrightError, type RateLimitState } from '../errors.ts';
 import type { Database } from '../store/schema.ts';
 
 /** The rolling window of SPEC §4. */
 export const RATE_LIMIT_WINDOW_SECONDS = 3600;
 const WINDOW_MS = RATE_LIMIT_WINDOW_SECONDS * 1000;
 
-/** What the `RateLimit` headers report. */
-export interface RateLimitState {
-  /** Uses allowed per window. */
-  limit: number;
-  /** Uses left right now. */
-  remaining: number;
-  /** Seconds until the oldest use in the window frees up (0 when none is used). */
-  resetSeconds: number;
-}
+export type { RateLimitState };
 
 async function readWindow(db: Kysely<Database>, projectId: string, now: Date) {
   const windowStart = new Date(now.getTime() - WINDOW_MS).toISOString();

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MODEL_PATTERN, REF_PATTERN } from '../validation.ts';
+import { branchName, MODEL_PATTERN } from '../validation.ts';
 import { JOB_STATUSES } from './job.ts';
 
 /**
@@ -19,9 +19,7 @@ const prompt = (maxChars: number) =>
 export const createJobBody = (maxChars: number) =>
   z.strictObject({
     prompt: prompt(maxChars),
-    ref: z
-      .string()
-      .regex(REF_PATTERN, 'must be a valid branch name')
+    ref: branchName()
       .optional()
       .meta({ description: '(extension) Base branch override; defaults to the project ref.' }),
     model: z

@@ -37,6 +37,8 @@ export interface RunHistoryEntry {
   status: JobRunRow['status'];
   summary: string | null;
   error: { code: string; message: string } | null;
+  /** The base commit the run's diff was taken against; null when it committed nothing. */
+  baseCommit: string | null;
 }
 
 /** The runs of a job before `seq`, oldest first. */
@@ -47,10 +49,19 @@ export async function runHistory(
 ): Promise<RunHistoryEntry[]> {
   const rows = await db
     .selectFrom('job_runs')
-    .select(['seq', 'prompt', 'status', 'summary', 'error_code', 'error_message'])
-    .where('job_id', '=', jobId)
-    .where('seq', '<', beforeSeq)
-    .orderBy('seq')
+    .leftJoin('run_diffs', 'run_diffs.run_id', 'job_runs.id')
+    .select([
+      'job_runs.seq',
+      'job_runs.prompt',
+      'job_runs.status',
+      'job_runs.summary',
+      'job_runs.error_code',
+      'job_runs.error_message',
+      'run_diffs.base_commit',
+    ])
+    .where('job_runs.job_id', '=', jobId)
+    .where('job_runs.seq', '<', beforeSeq)
+    .orderBy('job_runs.seq')
     .execute();
   return rows.map((r) => ({
     seq: r.seq,
@@ -58,5 +69,6 @@ export async function runHistory(
     status: r.status,
     summary: r.summary,
     error: r.error_code ? { code: r.error_code, message: r.error_message ?? '' } : null,
+    baseCommit: r.base_commit,
   }));
 }

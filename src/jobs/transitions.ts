@@ -1,5 +1,7 @@
 import { type Kysely, sql } from 'kysely';
+import type { RunDiff } from '../git/diff.ts';
 import type { Database, JobRunRow } from '../store/schema.ts';
+import { enqueueJobMessage } from '../webhooks/enqueue.ts';
 import { appendEvents } from './events.ts';
 
 /** What a run ends with (the runner's answer). */
@@ -10,12 +12,12 @@ export type RunOutcome =
       prLink: string | null;
       branch: string | null;
       summary: string | null;
-      usage?: { inputTokens: number; outputTokens: number };
+      /** The head branch against the job's base, when this run committed. */
+      diff?: RunDiff;
     }
   | {
       status: 'failed';
       error: { code: string; message: string };
-      usage?: { inputTokens: number; outputTokens: number };
     };
 
 /**
@@ -65,8 +67,8 @@ export async function finishRun(
       .executeTakeFirst();
     if (Number(ended.numUpdatedRows) === 0) return false;
 
-    const usage = outcome.usage;
-    await trx
+    // Usage is not part of the outcome: it was recorded turn by turn (src/jobs/usage.ts).
+    const changed = await trx
       .updateTable('jobs')
       .set((eb) => ({
         status: outcome.status,
@@ -80,16 +82,36 @@ export async function finishRun(
               error_message: null,
             }
           : { error_code: outcome.error.code, error_message: outcome.error.message }),
-        ...(usage
-          ? {
-              input_tokens: eb(eb.fn.coalesce('input_tokens', eb.val(0)), '+', usage.inputTokens),
-              output_tokens: eb(eb.fn.coalesce('output_tokens', eb.val(0)), '+', usage.outputTokens),
-            }
-          : {}),
       }))
       .where('id', '=', run.job_id)
       .where('status', '=', 'active')
-      .execute();
+      .executeTakeFirst();
+    if (Number(changed.numUpdatedRows) > 0) {
+      await enqueueJobMessage(trx, {
+        type: outcome.status === 'completed' ? 'job.completed' : 'job.failed',
+        projectId: run.project_id,
+        jobId: run.job_id,
+        at: finish.now,
+      });
+    }
+    if (outcome.status === 'completed' && outcome.diff) {
+      const { diff } = outcome;
+      await trx
+        .insertInto('run_diffs')
+        .values({
+          run_id: run.id,
+          job_id: run.job_id,
+          base_commit: diff.base,
+          head_commit: diff.head,
+          diff: diff.text,
+          truncated: Number(diff.truncated),
+          files: diff.files,
+          additions: diff.additions,
+          deletions: diff.deletions,
+          created_at: at,
+        })
+        .execute();
+    }
     await appendEvents(
       trx,
       [
@@ -143,7 +165,7 @@ export async function failRuns(
       .returning(['id', 'job_id'])
       .execute();
     if (failed.length === 0) return [];
-    await trx
+    const failedJobs = await trx
       .updateTable('jobs')
       .set({ status: 'failed', error_code: error.code, error_message: error.message, updated_at: at })
       .where(
@@ -152,7 +174,17 @@ export async function failRuns(
         failed.map((r) => r.job_id),
       )
       .where('status', '=', 'active')
+      .returningAll()
       .execute();
+    for (const job of failedJobs) {
+      await enqueueJobMessage(trx, {
+        type: 'job.failed',
+        projectId: job.project_id,
+        jobId: job.id,
+        job,
+        at: now,
+      });
+    }
     await appendEvents(
       trx,
       failed.map((r) => ({ jobId: r.job_id, runId: r.id, type: 'job.failed', data: { error } })),

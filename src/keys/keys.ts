@@ -3,6 +3,8 @@ import { DocwrightError } from '../errors.ts';
 import { newKeyId } from '../ids.ts';
 import type { Store } from '../store/database.ts';
 import type { ApiKeyRow } from '../store/schema.ts';
+import type { Signals } from '../store/signals.ts';
+import { KeyCache, type VerifiedKey } from './key-cache.ts';
 import { generateKey, hashKey, isWellFormedKey } from './key-format.ts';
 
 /** An API key as listed: identified by prefix and last four characters, never the whole key. */
@@ -39,9 +41,17 @@ export interface KeyService {
   authenticate(key: string): Promise<Principal>;
 }
 
-export function createKeyService(deps: { store: Store; now?: () => Date }): KeyService {
+export function createKeyService(deps: {
+  store: Store;
+  now?: () => Date;
+  /** Revocations are announced to (and heard from) other processes through these. */
+  signals?: Signals;
+}): KeyService {
   const { db } = deps.store;
   const now = deps.now ?? (() => new Date());
+  const cache = new KeyCache(deps.store, deps.signals);
+  // Compiled once: the lookup runs on every request that misses the cache.
+  const byHash = db.selectFrom('api_keys').selectAll().where('hash', '=', '').compile();
 
   const view = (row: ApiKeyRow): ApiKeyView => ({
     id: row.id,
@@ -55,6 +65,35 @@ export function createKeyService(deps: { store: Store; now?: () => Date }): KeyS
   });
 
   const unauthorized = (why: string) => new DocwrightError('unauthorized', why);
+
+  /** The key's row by hash, or `unauthorized`. */
+  async function lookUp(hash: string): Promise<ApiKeyRow> {
+    const { rows } = await db.executeQuery<ApiKeyRow>({ ...byHash, parameters: [hash] });
+    const row = rows[0];
+    // The lookup is by hash; comparing again in constant time keeps the check
+    // independent of how the database compares strings.
+    if (!row || !timingSafeEqual(Buffer.from(row.hash), Buffer.from(hash))) {
+      throw unauthorized('the API key is not valid');
+    }
+    return row;
+  }
+
+  /**
+   * Records the key's use. Writing on every request would make reads contend for the write
+   * lock; a minute's resolution is plenty for "last used".
+   */
+  async function touch(verified: VerifiedKey, at: Date): Promise<void> {
+    if (verified.lastUsedAt && Date.parse(verified.lastUsedAt) >= at.getTime() - LAST_USED_RESOLUTION_MS)
+      return;
+    const lastUsedAt = at.toISOString();
+    await db
+      .updateTable('api_keys')
+      .set({ last_used_at: lastUsedAt })
+      .where('id', '=', verified.keyId)
+      .execute();
+    // Only once written: a database that refuses writes keeps answering 503, cached key or not.
+    verified.lastUsedAt = lastUsedAt;
+  }
 
   return {
     async create(projectId, options = {}) {
@@ -97,6 +136,8 @@ export function createKeyService(deps: { store: Store; now?: () => Date }): KeyS
         .where('id', '=', keyId)
         .where('revoked_at', 'is', null)
         .execute();
+      cache.clear();
+      await deps.signals?.publish({ kind: 'keys-changed' });
       const row = await db.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst();
       if (!row) throw new DocwrightError('key-not-found', `key ${keyId} does not exist`);
       return view(row);
@@ -105,26 +146,25 @@ export function createKeyService(deps: { store: Store; now?: () => Date }): KeyS
     async authenticate(key) {
       if (!isWellFormedKey(key)) throw unauthorized('the API key is malformed');
       const hash = hashKey(key);
-      // Looked up on every request, uncached: a revocation takes effect at once in every process.
-      const row = await db.selectFrom('api_keys').selectAll().where('hash', '=', hash).executeTakeFirst();
-      // The lookup is by hash; comparing again in constant time keeps the check
-      // independent of how the database compares strings.
-      if (!row || !timingSafeEqual(Buffer.from(row.hash), Buffer.from(hash))) {
-        throw unauthorized('the API key is not valid');
-      }
       const at = now();
-      if (row.revoked_at) throw unauthorized('the API key has been revoked');
-      if (row.expires_at && row.expires_at <= at.toISOString()) throw unauthorized('the API key has expired');
-      // Writing on every request would make reads contend for the write lock;
-      // a minute's resolution is plenty for "last used".
-      if (!row.last_used_at || Date.parse(row.last_used_at) < at.getTime() - LAST_USED_RESOLUTION_MS) {
-        await db
-          .updateTable('api_keys')
-          .set({ last_used_at: at.toISOString() })
-          .where('id', '=', row.id)
-          .execute();
+      // A revocation empties the cache of every process before it can be trusted again (key-cache.ts).
+      const state = cache.state();
+      let verified = cache.get(hash, state, at.getTime());
+      if (!verified) {
+        const row = await lookUp(hash);
+        if (row.revoked_at) throw unauthorized('the API key has been revoked');
+        verified = {
+          keyId: row.id,
+          projectId: row.project_id,
+          expiresAt: row.expires_at,
+          lastUsedAt: row.last_used_at,
+        };
+        cache.set(hash, verified, state, at.getTime());
       }
-      return { keyId: row.id, projectId: row.project_id };
+      if (verified.expiresAt && verified.expiresAt <= at.toISOString())
+        throw unauthorized('the API key has expired');
+      await touch(verified, at);
+      return { keyId: verified.keyId, projectId: verified.projectId };
     },
   };
 }

@@ -1,5 +1,9 @@
-import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { DocwrightError } from '../errors.ts';
+import type { ScryptAnswer, ScryptRequest } from './scrypt-thread.ts';
 
 /**
  * Operator password hashes (SPEC §10: scrypt), stored as
@@ -63,19 +67,66 @@ export function parseHash(stored: string): ParsedHash {
   };
 }
 
-function derive(password: string, salt: Buffer, params: ScryptParams, length: number): Promise<Buffer> {
-  const options: ScryptOptions = {
-    N: params.N,
-    r: params.r,
-    p: params.p,
-    // Node refuses more than 32 MiB by default; scrypt needs 128·N·r bytes.
-    maxmem: 128 * params.N * params.r + 1024 * 1024,
-  };
-  return new Promise((resolve, reject) => {
-    scrypt(password.normalize('NFKC'), salt, length, options, (error, key) =>
-      error ? reject(error) : resolve(key),
+/** Hashes waiting for the scrypt thread at most; more get 503 instead of an ever longer queue. */
+const MAX_QUEUED = 32;
+
+/** The one thread scrypt runs on (see scrypt-thread.ts), started on first use. */
+class ScryptThread {
+  #worker: Worker | undefined;
+  readonly #pending = new Map<number, { resolve: (key: Buffer) => void; reject: (error: Error) => void }>();
+  #nextId = 0;
+
+  derive(password: string, salt: Buffer, params: ScryptParams, length: number): Promise<Buffer> {
+    if (this.#pending.size >= MAX_QUEUED) {
+      return Promise.reject(
+        new DocwrightError('service-unavailable', 'too many password checks at once; try again in a moment', {
+          retryAfter: 2,
+        }),
+      );
+    }
+    const worker = this.#start();
+    const id = ++this.#nextId;
+    const request: ScryptRequest = { id, password, salt, length, ...params };
+    return new Promise<Buffer>((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      // Busy, the thread keeps the process alive (a CLI command waits for its hash); idle, it does not.
+      worker.ref();
+      worker.postMessage(request);
+    });
+  }
+
+  #start(): Worker {
+    if (this.#worker) return this.#worker;
+    const here = fileURLToPath(import.meta.url);
+    const worker = new Worker(
+      fileURLToPath(new URL(`./scrypt-thread${path.extname(here)}`, import.meta.url)),
     );
-  });
+    worker.on('message', (answer: ScryptAnswer) => {
+      const waiting = this.#pending.get(answer.id);
+      this.#pending.delete(answer.id);
+      if (this.#pending.size === 0) worker.unref();
+      if (!waiting) return;
+      if ('key' in answer) waiting.resolve(Buffer.from(answer.key));
+      else waiting.reject(new Error(answer.error));
+    });
+    worker.on('error', (error) => this.#fail(error));
+    worker.on('exit', () => this.#fail(new Error('the scrypt thread stopped')));
+    worker.unref();
+    this.#worker = worker;
+    return worker;
+  }
+
+  #fail(error: Error): void {
+    this.#worker = undefined;
+    for (const waiting of this.#pending.values()) waiting.reject(error);
+    this.#pending.clear();
+  }
+}
+
+const scryptThread = new ScryptThread();
+
+function derive(password: string, salt: Buffer, params: ScryptParams, length: number): Promise<Buffer> {
+  return scryptThread.derive(password.normalize('NFKC'), salt, params, length);
 }
 
 /** A new hash of `password` with a fresh random salt. */

@@ -12,6 +12,8 @@ const tokenPattern = /^dws_[A-Za-z0-9_-]{43}$/;
 
 /** Default lifetime of a session. */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+/** A session unused for this long ends, whatever its lifetime (SPEC §10: idle expiry 12 hours). */
+export const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
 /** `last_seen_at` is written at most this often: a dashboard polls, and each write takes a lock. */
 const LAST_SEEN_RESOLUTION_MS = 60_000;
 
@@ -32,7 +34,7 @@ export interface ResolvedSession {
 export interface SessionService {
   /** Starts a session; `token` is returned this once and stored only as a hash. */
   create(operatorId: string, options?: { ttlMs?: number }): Promise<{ token: string; session: SessionView }>;
-  /** The live session of `token` and its operator; undefined when unknown, expired, or the operator is disabled. */
+  /** The live session of `token` and its operator; undefined when unknown, expired, idle too long, or the operator is disabled. */
   resolve(token: string): Promise<ResolvedSession | undefined>;
   /** Signs one session out (idempotent). */
   revoke(token: string): Promise<void>;
@@ -99,6 +101,7 @@ export function createSessionService(deps: { store: Store; now?: () => Date }): 
       if (!found || !timingSafeEqual(Buffer.from(found.session_id), Buffer.from(hash))) return undefined;
       const at = now();
       if (found.expires_at <= at.toISOString() || found.disabled_at) return undefined;
+      if (Date.parse(found.last_seen_at) + SESSION_IDLE_MS <= at.getTime()) return undefined;
       let lastSeenAt = found.last_seen_at;
       if (Date.parse(lastSeenAt) < at.getTime() - LAST_SEEN_RESOLUTION_MS) {
         lastSeenAt = at.toISOString();

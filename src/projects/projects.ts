@@ -6,7 +6,7 @@ import { newProjectId } from '../ids.ts';
 import { processSecrets } from '../redact.ts';
 import type { Store } from '../store/database.ts';
 import type { ProjectRow } from '../store/schema.ts';
-import { MODEL_PATTERN, parseOrThrow, REF_PATTERN } from '../validation.ts';
+import { branchName, branchPrefix, globPattern, MODEL_PATTERN, parseOrThrow } from '../validation.ts';
 import { HOSTS, type HostKind, parseRepository } from './repository.ts';
 import type { SecretBox } from './secret-box.ts';
 
@@ -53,20 +53,19 @@ const projectFields = {
   anthropicApiKey: z.string().min(1).max(1000).nullable(),
   openaiApiKey: z.string().min(1).max(1000).nullable(),
   openaiCompatibleApiKey: z.string().min(1).max(1000).nullable(),
-  ref: z.string().regex(REF_PATTERN, 'must be a valid branch name'),
+  ref: branchName(),
   docsDir: relativePath,
-  writable: z.array(z.string().min(1).max(500)).min(1).max(100),
+  writable: z.array(globPattern()).min(1).max(100),
   model: model.nullable(),
   allowedModels: z.array(model).max(50),
   openaiCompatibleBaseUrl: httpUrl.nullable(),
   draft: z.boolean(),
   labels: z.array(z.string().min(1).max(100)).max(20),
-  branchPrefix: z
-    .string()
-    .regex(/^[A-Za-z0-9._/-]{0,50}$/, 'must be a branch-name prefix such as docwright/'),
+  branchPrefix: branchPrefix(),
   authorName: z.string().min(1).max(200),
   authorEmail: z.email(),
   rateLimit: z.number().int().min(1).max(1_000_000).nullable(),
+  monthlyTokenBudget: z.number().int().min(1).max(1_000_000_000_000).nullable(),
 };
 
 export const projectCreateInput = z
@@ -89,6 +88,8 @@ const settingsSchema = z.object({
   branchPrefix: z.string().default('docwright/'),
   authorName: z.string().default('docwright[bot]'),
   authorEmail: z.string().default('docwright[bot]@users.noreply.github.com'),
+  /** Model tokens (input + output) the project may spend per calendar month (UTC); null: no limit. */
+  monthlyTokenBudget: z.number().nullable().default(null),
 });
 export type ProjectSettings = z.output<typeof settingsSchema>;
 

@@ -2,8 +2,10 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-export const HOSTS = ['github', 'gitlab', 'gitea', 'local'] as const;
-export type HostKind = (typeof HOSTS)[number];
+import { HOST_KINDS, type HostKind } from '../git/hosts/host.ts';
+
+export const HOSTS = HOST_KINDS;
+export type { HostKind };
 
 /** Well-known public hosts; anything else (self-managed) needs an explicit `host`. */
 const knownHosts: Record<string, HostKind> = {

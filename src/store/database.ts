@@ -1,8 +1,9 @@
-import { mkdirSync } from 'node:fs';
+import { accessSync, chmodSync, closeSync, constants, mkdirSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { type DialectName, pingDatabase } from './dialect.ts';
+import { DocwrightError } from '../errors.ts';
+import { type DialectName, pingDatabase, probeWritable } from './dialect.ts';
 import { migrateToLatest } from './migrations.ts';
 import type { Database } from './schema.ts';
 import { NodeSqliteDialect } from './sqlite-dialect.ts';
@@ -15,6 +16,14 @@ export interface Store {
   location: string;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
+  /** Resolves when the database would accept a write (it changes nothing); for readiness. */
+  checkWritable(): Promise<void>;
+  /**
+   * SQLite: `PRAGMA data_version`, a number that changes whenever another connection (another
+   * process) committed since this one last asked, and never for this connection's own commits;
+   * undefined when it cannot be told. Absent on PostgreSQL.
+   */
+  dataVersion?(): number | undefined;
   close(): Promise<void>;
 }
 
@@ -39,7 +48,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     : openSqlite(options.dataDir);
   if (options.migrate !== false) {
     try {
-      await migrateToLatest(store.db, store.dialect, options.databaseSchema ?? 'public');
+      await migrateToLatest(store.db, store.dialect, options.databaseSchema ?? 'public', store.location);
     } catch (error) {
       await store.close();
       throw error;
@@ -49,16 +58,86 @@ export async function openStore(options: StoreOptions): Promise<Store> {
 }
 
 function openSqlite(dataDir: string): Store {
-  mkdirSync(dataDir, { recursive: true });
-  const file = path.join(dataDir, 'docwright.db');
-  const db = new Kysely<Database>({ dialect: new NodeSqliteDialect(file) });
+  const file = prepareDataDir(dataDir);
+  const dialect = new NodeSqliteDialect(file);
+  const db = new Kysely<Database>({ dialect });
   return {
     db,
     dialect: 'sqlite',
     location: file,
     ping: () => pingDatabase(db),
+    checkWritable: writableCheck(
+      'sqlite',
+      db,
+      file,
+      'make the file and its directory writable by this user (a database that was read-only when docwright started needs a restart too)',
+    ),
+    dataVersion: () => dialect.dataVersion(),
     close: () => db.destroy(),
   };
+}
+
+/** What the data directory holds that nobody else should read: transcripts, key hashes, the secret key. */
+const PRIVATE_FILES = ['docwright.db', 'docwright.db-wal', 'docwright.db-shm', 'secret.key'];
+
+/**
+ * Creates the data directory (0700) and the database file (0600) when missing, so that SQLite's
+ * journal files, which take the database file's mode, are private too; narrows the mode of files
+ * an earlier version created 0644. A directory docwright cannot write stops the start with a
+ * message that says which and what to do. A database *file* that cannot be written does not: the
+ * server starts, reports not ready and answers 503, so that what it holds can still be read.
+ */
+function prepareDataDir(dataDir: string): string {
+  const file = path.join(dataDir, 'docwright.db');
+  try {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    accessSync(dataDir, constants.W_OK | constants.X_OK);
+  } catch (error) {
+    throw unwritableDataDir(dataDir, error);
+  }
+  try {
+    closeSync(openSync(file, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw unwritableDataDir(dataDir, error);
+  }
+  for (const name of PRIVATE_FILES) {
+    const existing = path.join(dataDir, name);
+    try {
+      if ((statSync(existing).mode & 0o077) !== 0) chmodSync(existing, 0o600);
+    } catch {
+      // Absent, or not ours to change (an immutable file is reported by the readiness check).
+    }
+  }
+  return file;
+}
+
+/** The readiness check of a store: a refused write says which database, why, and what to do. */
+function writableCheck(
+  dialect: DialectName,
+  db: Kysely<Database>,
+  location: string,
+  remedy: string,
+): () => Promise<void> {
+  return () =>
+    probeWritable(dialect, db).catch((error: unknown) => {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new DocwrightError(
+        'service-unavailable',
+        `the database ${location} accepts no writes (${reason}): ${remedy}`,
+        { retryAfter: 5, cause: error },
+      );
+    });
+}
+
+function unwritableDataDir(dataDir: string, error: unknown): DocwrightError {
+  const code = (error as NodeJS.ErrnoException).code ?? 'error';
+  return new DocwrightError(
+    'service-unavailable',
+    `cannot write the data directory ${dataDir} (${code}): docwright keeps its SQLite database there. ` +
+      'Make it writable by this user, or set DOCWRIGHT_DATA_DIR to a directory that is ' +
+      '(or DATABASE_URL to use PostgreSQL).',
+    { cause: error },
+  );
 }
 
 function openPostgres(databaseUrl: string, options: StoreOptions): Store {
@@ -83,11 +162,18 @@ function openPostgres(databaseUrl: string, options: StoreOptions): Store {
   pool.on('connect', (client) => client.on('error', (error) => options.onPoolError?.(error)));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const url = new URL(databaseUrl);
+  const location = `${url.hostname}:${url.port || 5432}${url.pathname} (schema ${schema})`;
   return {
     db,
     dialect: 'postgres',
-    location: `${url.hostname}:${url.port || 5432}${url.pathname} (schema ${schema})`,
+    location,
     ping: () => pingDatabase(db),
+    checkWritable: writableCheck(
+      'postgres',
+      db,
+      location,
+      'point DATABASE_URL at the primary server, with a role that may write',
+    ),
     close: () => db.destroy(),
   };
 }

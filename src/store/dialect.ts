@@ -34,6 +34,18 @@ export async function lockProject(
   return query.executeTakeFirst();
 }
 
+/**
+ * Serialises the transactions that take the lock of `name` until they end, across processes.
+ * PostgreSQL takes a transaction-level advisory lock; SQLite already holds the write lock.
+ */
+export async function lockNamed(
+  dialect: DialectName,
+  trx: Transaction<Database>,
+  name: string,
+): Promise<void> {
+  if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext(${name}))`.execute(trx);
+}
+
 const pgUnavailableCodes = new Set([
   '57P01', // admin_shutdown (pg_terminate_backend)
   '57P02', // crash_shutdown
@@ -41,6 +53,7 @@ const pgUnavailableCodes = new Set([
   '53300', // too_many_connections
   '40001', // serialization_failure
   '40P01', // deadlock_detected
+  '25006', // read_only_sql_transaction (a standby, or a role made read-only)
 ]);
 const networkCodes = new Set([
   'ECONNREFUSED',
@@ -51,7 +64,18 @@ const networkCodes = new Set([
   'EAI_AGAIN',
   'EHOSTUNREACH',
 ]);
-const sqliteUnavailable = /SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN)|database is locked|disk I\/O error/i;
+const sqliteUnavailable =
+  /SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|PERM)|database is locked|disk I\/O error|readonly database|database or disk is full|unable to open database file/i;
+/** SQLite's primary result codes for the same conditions (node:sqlite reports extended codes in `errcode`). */
+const sqliteUnavailableCodes = new Set([
+  3, // SQLITE_PERM
+  5, // SQLITE_BUSY
+  6, // SQLITE_LOCKED
+  8, // SQLITE_READONLY: the file or its directory became read-only
+  10, // SQLITE_IOERR
+  13, // SQLITE_FULL
+  14, // SQLITE_CANTOPEN
+]);
 
 /**
  * True when an error means "the database cannot answer right now" (and the
@@ -59,10 +83,11 @@ const sqliteUnavailable = /SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN)|database is 
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code;
+  const { code, errcode } = error as { code?: unknown; errcode?: unknown };
   if (typeof code === 'string') {
     if (pgUnavailableCodes.has(code) || code.startsWith('08') || networkCodes.has(code)) return true;
   }
+  if (typeof errcode === 'number' && sqliteUnavailableCodes.has(errcode & 0xff)) return true;
   if (
     /Connection terminated|timeout exceeded when trying to connect|not queryable|Connection ended|Query read timeout/i.test(
       error.message,
@@ -77,9 +102,43 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return false;
 }
 
+/**
+ * True when the database refuses writes for a reason that lasts (a read-only file or directory, a
+ * standby, a read-only role), as opposed to a dropped connection or a busy lock that the next
+ * attempt may not meet. Still "unavailable" (a 503), but not worth retrying at once.
+ */
+export function isReadOnlyDatabase(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const { code, errcode } = error as { code?: unknown; errcode?: unknown };
+  if (code === '25006' || (typeof errcode === 'number' && (errcode & 0xff) === 8)) return true;
+  if (/readonly database/i.test(error.message)) return true;
+  const cause = (error as { cause?: unknown }).cause;
+  return cause !== undefined && cause !== error && isReadOnlyDatabase(cause);
+}
+
 /** A cheap round trip that proves the database answers. */
 export async function pingDatabase(db: Kysely<Database>): Promise<void> {
   await sql`select 1`.execute(db);
+}
+
+/**
+ * Throws when the database answers but would refuse a write (a read-only file or directory, a
+ * standby, a role made read-only), changing nothing. SQLite decides only when a statement
+ * starts a write, so one that matches no row asks it; PostgreSQL says so in a setting.
+ */
+export async function probeWritable(dialect: DialectName, db: Kysely<Database>): Promise<void> {
+  if (dialect === 'sqlite') {
+    await sql`update kysely_migration set name = name where 0`.execute(db);
+    return;
+  }
+  const { rows } = await sql<{
+    readOnly: string;
+  }>`select current_setting('transaction_read_only') as "readOnly"`.execute(db);
+  if (rows[0]?.readOnly === 'on') {
+    throw Object.assign(new Error('transaction_read_only is on'), {
+      code: '25006',
+    });
+  }
 }
 /**
  * A unique-constraint violation, in either dialect (PostgreSQL 23505; node:sqlite reports

@@ -1,6 +1,8 @@
 import { type Kysely, sql } from 'kysely';
-import { type Migration, Migrator } from 'kysely/migration';
-import { type DialectName, withAutoIncrementId } from './dialect.ts';
+import { DEFAULT_MIGRATION_TABLE, type Migration, Migrator } from 'kysely/migration';
+import { DocwrightError } from '../errors.ts';
+import { VERSION } from '../version.ts';
+import { type DialectName, isDatabaseUnavailable, withAutoIncrementId } from './dialect.ts';
 import type { Database } from './schema.ts';
 
 /**
@@ -156,6 +158,172 @@ function migrations(dialect: DialectName): Record<string, Migration> {
         await db.schema.createIndex('sessions_operator').on('sessions').column('operator_id').execute();
       },
     },
+    '0003_webhooks': {
+      async up(db) {
+        // Webhooks (SPEC §13): endpoints, the messages job changes write, and their deliveries.
+        await db.schema
+          .createTable('webhook_endpoints')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id').onDelete('cascade'))
+          .addColumn('url', 'text', (c) => c.notNull())
+          .addColumn('description', 'text')
+          .addColumn('events', 'text', (c) => c.notNull())
+          .addColumn('secret', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .addColumn('disabled_at', 'text')
+          .addColumn('disabled_reason', 'text')
+          .execute();
+        await db.schema
+          .createIndex('webhook_endpoints_project')
+          .on('webhook_endpoints')
+          .columns(['project_id', 'id'])
+          .execute();
+
+        await db.schema
+          .createTable('webhook_messages')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id').onDelete('cascade'))
+          .addColumn('job_id', 'text', (c) => c.references('jobs.id').onDelete('cascade'))
+          .addColumn('type', 'text', (c) => c.notNull())
+          .addColumn('body', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .execute();
+
+        await db.schema
+          .createTable('webhook_deliveries')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('message_id', 'text', (c) =>
+            c.notNull().references('webhook_messages.id').onDelete('cascade'),
+          )
+          .addColumn('endpoint_id', 'text', (c) =>
+            c.notNull().references('webhook_endpoints.id').onDelete('cascade'),
+          )
+          .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id').onDelete('cascade'))
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('next_attempt_at', 'text')
+          .addColumn('lease_owner', 'text')
+          .addColumn('lease_expires_at', 'text')
+          .addColumn('last_attempt_at', 'text')
+          .addColumn('last_status_code', 'integer')
+          .addColumn('last_error', 'text')
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .execute();
+        // The dispatcher's claim scans due deliveries; the history lists them newest first.
+        await db.schema
+          .createIndex('webhook_deliveries_status_due')
+          .on('webhook_deliveries')
+          .columns(['status', 'next_attempt_at'])
+          .execute();
+        await db.schema
+          .createIndex('webhook_deliveries_project')
+          .on('webhook_deliveries')
+          .columns(['project_id', 'id'])
+          .execute();
+        await db.schema
+          .createIndex('webhook_deliveries_endpoint')
+          .on('webhook_deliveries')
+          .columns(['endpoint_id', 'id'])
+          .execute();
+        await db.schema
+          .createIndex('webhook_deliveries_message')
+          .on('webhook_deliveries')
+          .column('message_id')
+          .execute();
+
+        await withAutoIncrementId(dialect, db.schema.createTable('webhook_attempts'))
+          .addColumn('delivery_id', 'text', (c) =>
+            c.notNull().references('webhook_deliveries.id').onDelete('cascade'),
+          )
+          .addColumn('attempted_at', 'text', (c) => c.notNull())
+          .addColumn('status_code', 'integer')
+          .addColumn('error', 'text')
+          .addColumn('response_body', 'text')
+          .addColumn('duration_ms', 'integer', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createIndex('webhook_attempts_delivery')
+          .on('webhook_attempts')
+          .columns(['delivery_id', 'id'])
+          .execute();
+      },
+    },
+    '0004_dashboard': {
+      async up(db) {
+        // Sign-in attempts that failed or are still being checked (SPEC §10 throttling). Kept in
+        // the database so that every API process counts the same attempts.
+        await withAutoIncrementId(dialect, db.schema.createTable('sign_in_attempts'))
+          .addColumn('email', 'text', (c) => c.notNull())
+          .addColumn('address', 'text', (c) => c.notNull())
+          .addColumn('attempted_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createIndex('sign_in_attempts_email')
+          .on('sign_in_attempts')
+          .columns(['email', 'attempted_at'])
+          .execute();
+        await db.schema
+          .createIndex('sign_in_attempts_address')
+          .on('sign_in_attempts')
+          .columns(['address', 'attempted_at'])
+          .execute();
+
+        // One-time links that let the first person in before any operator exists.
+        await db.schema
+          .createTable('sign_in_links')
+          // Hex SHA-256 of the link's token; the token itself is never stored.
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('expires_at', 'text', (c) => c.notNull())
+          .execute();
+
+        // The unified diff of a run's commit against the job's base, written when the run ends.
+        await db.schema
+          .createTable('run_diffs')
+          .addColumn('run_id', 'text', (c) => c.primaryKey().references('job_runs.id').onDelete('cascade'))
+          .addColumn('job_id', 'text', (c) => c.notNull().references('jobs.id').onDelete('cascade'))
+          .addColumn('base_commit', 'text', (c) => c.notNull())
+          .addColumn('head_commit', 'text', (c) => c.notNull())
+          .addColumn('diff', 'text', (c) => c.notNull())
+          .addColumn('truncated', 'integer', (c) => c.notNull())
+          .addColumn('files', 'integer', (c) => c.notNull())
+          .addColumn('additions', 'integer', (c) => c.notNull())
+          .addColumn('deletions', 'integer', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('run_diffs_job').on('run_diffs').columns(['job_id', 'run_id']).execute();
+
+        // The overview counts a project's jobs by status over the last day.
+        await db.schema
+          .createIndex('jobs_project_updated')
+          .on('jobs')
+          .columns(['project_id', 'updated_at'])
+          .execute();
+      },
+    },
+    '0005_usage': {
+      async up(db) {
+        // What each run has spent so far, written as the model answers (SPEC §7: budgets per job,
+        // usage that accrues): model turns and tokens.
+        for (const column of ['steps', 'input_tokens', 'output_tokens']) {
+          await db.schema
+            .alterTable('job_runs')
+            .addColumn(column, 'integer', (c) => c.notNull().defaultTo(0))
+            .execute();
+        }
+        // Tokens per project and calendar month (UTC), for the monthly token budget.
+        await db.schema
+          .createTable('project_usage')
+          .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id').onDelete('cascade'))
+          .addColumn('month', 'text', (c) => c.notNull())
+          .addColumn('input_tokens', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('output_tokens', 'integer', (c) => c.notNull().defaultTo(0))
+          .addPrimaryKeyConstraint('project_usage_pk', ['project_id', 'month'])
+          .execute();
+      },
+    },
   };
 }
 
@@ -165,17 +333,68 @@ export interface MigrationReport {
 }
 
 /**
+ * Which docwright release last changed a database's schema: one row beside Kysely's own
+ * bookkeeping tables, so that a release which meets a schema newer than it knows can name the
+ * release that wrote it.
+ */
+const VERSION_TABLE = 'docwright_version';
+
+/**
  * Brings the schema up to date. Safe to call from many processes at once:
  * Kysely holds an advisory lock on PostgreSQL, and SQLite's write lock
  * serialises the rest.
+ *
+ * Reads before it writes: a database that has every migration is left untouched (so a read-only
+ * one still opens), and one that has migrations this release does not know, written by a newer
+ * docwright, is refused with both versions named and nothing in it changed. `location` names the
+ * database in that message.
  */
 export async function migrateToLatest(
   db: Kysely<Database>,
   dialect: DialectName,
   schema?: string,
+  location?: string,
 ): Promise<MigrationReport> {
-  if (dialect === 'postgres' && schema) await createSchema(db, schema);
   const all = migrations(dialect);
+  const qualify = (table: string) =>
+    dialect === 'postgres' && schema ? sql.id(schema, table) : sql.id(table);
+  const executed = await readOptional(
+    db,
+    sql<{ name: string }>`select name from ${qualify(DEFAULT_MIGRATION_TABLE)}`,
+  );
+  const unknown = executed.map((r) => r.name).filter((name) => !(name in all));
+  const [stamp] = await readOptional(
+    db,
+    sql<{ version: string }>`select version from ${qualify(VERSION_TABLE)}`,
+  );
+  if (unknown.length > 0) {
+    const writer = stamp ? `docwright ${stamp.version}` : 'a newer docwright';
+    throw new DocwrightError(
+      'service-unavailable',
+      `the database${location ? ` ${location}` : ''} was migrated by ${writer}, newer than this docwright ${VERSION} ` +
+        `(it has ${unknown.join(', ')}, which ${VERSION} does not know). Nothing in it was changed. ` +
+        `Run ${stamp ? `docwright ${stamp.version}` : 'the newer docwright'} or later (npm install -g docwright@latest), ` +
+        'or point DOCWRIGHT_DATA_DIR or DATABASE_URL at another database.',
+    );
+  }
+  const recordVersion = () =>
+    sql`
+    insert into ${qualify(VERSION_TABLE)} (id, version, migrated_at) values (1, ${VERSION}, ${new Date().toISOString()})
+    on conflict (id) do update set version = excluded.version, migrated_at = excluded.migrated_at`.execute(
+      db,
+    );
+
+  if (executed.length > 0 && Object.keys(all).every((name) => executed.some((r) => r.name === name))) {
+    // Up to date. A database migrated before releases recorded themselves gets the record now,
+    // unless it cannot be written (it still opens; readiness reports that).
+    if (!stamp) {
+      await createVersionTable(db, qualify).catch(ignoreUnwritable);
+      await recordVersion().catch(ignoreUnwritable);
+    }
+    return { applied: [] };
+  }
+
+  if (dialect === 'postgres' && schema) await createSchema(db, schema);
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => all },
@@ -183,7 +402,42 @@ export async function migrateToLatest(
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error;
-  return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
+  const applied = (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  await createVersionTable(db, qualify);
+  if (applied.length > 0 || !stamp) await recordVersion();
+  return { applied };
+}
+
+/** `if not exists` can still fail on PostgreSQL when two processes run it at once; the loser is fine. */
+async function createVersionTable(
+  db: Kysely<Database>,
+  qualify: (table: string) => ReturnType<typeof sql.id>,
+): Promise<void> {
+  try {
+    await sql`create table if not exists ${qualify(VERSION_TABLE)} (
+      id integer primary key, version text not null, migrated_at text not null)`.execute(db);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code !== '23505' && code !== '42P07') throw error;
+  }
+}
+
+function ignoreUnwritable(error: unknown): void {
+  if (!isDatabaseUnavailable(error)) throw error;
+}
+
+/** The rows of a bookkeeping table; none when the table (or the PostgreSQL schema) does not exist yet. */
+async function readOptional<R>(
+  db: Kysely<Database>,
+  query: { execute(db: Kysely<Database>): Promise<{ rows: R[] }> },
+): Promise<R[]> {
+  try {
+    return (await query.execute(db)).rows;
+  } catch (error) {
+    const { code, message } = error as { code?: unknown; message?: string };
+    if (code === '42P01' || /no such table/.test(message ?? '')) return [];
+    throw error;
+  }
 }
 
 export interface MigrationStatus {

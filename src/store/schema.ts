@@ -15,6 +15,22 @@ export interface Database {
   rate_limit_uses: RateLimitUseTable;
   operators: OperatorTable;
   sessions: SessionTable;
+  webhook_endpoints: WebhookEndpointTable;
+  webhook_messages: WebhookMessageTable;
+  webhook_deliveries: WebhookDeliveryTable;
+  webhook_attempts: WebhookAttemptTable;
+  sign_in_attempts: SignInAttemptTable;
+  sign_in_links: SignInLinkTable;
+  run_diffs: RunDiffTable;
+  project_usage: ProjectUsageTable;
+}
+
+/** Model tokens a project spent in a calendar month (UTC, `YYYY-MM`). */
+export interface ProjectUsageTable {
+  project_id: string;
+  month: string;
+  input_tokens: Generated<number>;
+  output_tokens: Generated<number>;
 }
 
 export interface ProjectTable {
@@ -91,6 +107,10 @@ export interface JobRunTable {
   created_at: string;
   started_at: string | null;
   ended_at: string | null;
+  /** Model turns and tokens the run has spent, over all its attempts (accrued as they happen). */
+  steps: Generated<number>;
+  input_tokens: Generated<number>;
+  output_tokens: Generated<number>;
 }
 
 export interface JobEventTable {
@@ -145,6 +165,102 @@ export interface SessionTable {
   last_seen_at: string;
 }
 
+/** Where a project's job events are POSTed (SPEC §13). */
+export interface WebhookEndpointTable {
+  id: string;
+  project_id: string;
+  url: string;
+  description: string | null;
+  /** JSON array of the event types sent to this endpoint. */
+  events: string;
+  /** The `whsec_…` signing secret, sealed with the project SecretBox. */
+  secret: string;
+  created_at: string;
+  updated_at: string;
+  /** Set when the endpoint answered 410 Gone or an operator disabled it; nothing is sent then. */
+  disabled_at: string | null;
+  disabled_reason: string | null;
+}
+
+/** One event to report, written in the transaction of the job change it reports. */
+export interface WebhookMessageTable {
+  /** `msg_…`: the `webhook-id` header, the same on every attempt. */
+  id: string;
+  project_id: string;
+  job_id: string | null;
+  type: string;
+  /** The exact JSON body sent, so that every attempt sends the same bytes. */
+  body: string;
+  created_at: string;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'sending' | 'succeeded' | 'failed';
+
+/** A message on its way to one endpoint; claimed with a lease like a job run. */
+export interface WebhookDeliveryTable {
+  id: string;
+  message_id: string;
+  endpoint_id: string;
+  project_id: string;
+  status: WebhookDeliveryStatus;
+  /** Attempts since the delivery was created or last re-sent. */
+  attempts: Generated<number>;
+  /** When a `pending` delivery is due; null once it is final. */
+  next_attempt_at: string | null;
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  last_attempt_at: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One HTTP attempt of a delivery, for the delivery history. */
+export interface WebhookAttemptTable {
+  id: Generated<number>;
+  delivery_id: string;
+  attempted_at: string;
+  status_code: number | null;
+  error: string | null;
+  /** The start of the response body (at most 1 KiB), for diagnosis. */
+  response_body: string | null;
+  duration_ms: number;
+}
+
+/** A sign-in attempt that failed or is being checked (throttling, SPEC §10). */
+export interface SignInAttemptTable {
+  id: Generated<number>;
+  /** Lower-cased, as typed (the account need not exist). */
+  email: string;
+  /** The client's address. */
+  address: string;
+  attempted_at: string;
+}
+
+/** A one-time link to the dashboard's first-run page (no operator exists yet). */
+export interface SignInLinkTable {
+  /** Hex SHA-256 of the link's token. */
+  id: string;
+  created_at: string;
+  expires_at: string;
+}
+
+/** A run's commit as a unified diff against the job's base (SPEC §10 Diff). */
+export interface RunDiffTable {
+  run_id: string;
+  job_id: string;
+  base_commit: string;
+  head_commit: string;
+  /** At most 1 MiB; ends with a truncation marker when cut. */
+  diff: string;
+  truncated: number;
+  files: number;
+  additions: number;
+  deletions: number;
+  created_at: string;
+}
+
 export type ProjectRow = Selectable<ProjectTable>;
 export type ApiKeyRow = Selectable<ApiKeyTable>;
 export type JobRow = Selectable<JobTable>;
@@ -153,3 +269,7 @@ export type JobEventRow = Selectable<JobEventTable>;
 export type NewJob = Insertable<JobTable>;
 export type OperatorRow = Selectable<OperatorTable>;
 export type SessionRow = Selectable<SessionTable>;
+export type WebhookEndpointRow = Selectable<WebhookEndpointTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveryTable>;
+export type WebhookAttemptRow = Selectable<WebhookAttemptTable>;
+export type RunDiffRow = Selectable<RunDiffTable>;

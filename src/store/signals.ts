@@ -8,23 +8,37 @@ import type { Store } from './database.ts';
 export type Signal =
   | { kind: 'run-queued' }
   | { kind: 'run-cancelled'; runId: string }
-  | { kind: 'job-event'; jobId: string };
+  | { kind: 'job-event'; jobId: string }
+  /** An API key was revoked: verified-key caches forget what they know (src/keys/key-cache.ts). */
+  | { kind: 'keys-changed' };
 
 export interface Signals {
   /** Tells every process sharing the database; call after the change committed. */
   publish(signal: Signal): Promise<void>;
   /** Returns the unsubscribe function. */
   subscribe(listener: (signal: Signal) => void): () => void;
+  /**
+   * PostgreSQL: a number that changes whenever the listener (re)connects, undefined while it is
+   * not listening (signals of other processes may be missed then). Absent where signals of
+   * other processes are not delivered this way.
+   */
+  listeningSince?(): number | undefined;
   close(): Promise<void>;
 }
 
 const RECONNECT_MS = 1_000;
+/** How often an SQLite process looks for another process's commits while someone listens. */
+const SQLITE_WATCH_MS = 25;
 
 /**
- * SQLite: the embedded default is one process, so an in-process emitter is
- * enough. PostgreSQL: `NOTIFY` on a channel per schema, heard by a dedicated
- * `LISTEN` connection that reconnects after failures. Missed signals are
- * covered by the pollers that use them.
+ * SQLite: the process's own signals go through an in-process emitter; another process's commits
+ * (`docwright worker` beside `serve --no-worker` on one file, a CLI command) are seen by
+ * `PRAGMA data_version`, which changes when another connection has committed. It is read every
+ * SQLITE_WATCH_MS while anyone listens — a lookup in SQLite's memory, no I/O — and when it has
+ * changed, the signals the other process sent are derived from the data: a queued run
+ * (`run-queued`) and new transcript events (`job-event` per job). PostgreSQL: `NOTIFY` on a
+ * channel per schema, heard by a dedicated `LISTEN` connection that reconnects after failures.
+ * Missed signals are covered by the pollers that use them.
  */
 export function createSignals(
   store: Store,
@@ -33,16 +47,25 @@ export function createSignals(
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
   if (store.dialect === 'sqlite' || !options.databaseUrl) {
+    const watcher = watchOtherProcesses(store, (signal) => emitter.emit('signal', signal), {
+      intervalMs: SQLITE_WATCH_MS,
+      logger: options.logger,
+    });
     return {
       async publish(signal) {
         emitter.emit('signal', signal);
       },
       subscribe(listener) {
         emitter.on('signal', listener);
-        return () => emitter.off('signal', listener);
+        watcher.start();
+        return () => {
+          emitter.off('signal', listener);
+          if (emitter.listenerCount('signal') === 0) void watcher.stop();
+        };
       },
       async close() {
         emitter.removeAllListeners();
+        await watcher.stop();
       },
     };
   }
@@ -52,6 +75,8 @@ export function createSignals(
   let client: pg.Client | undefined;
   let closed = false;
   let connecting: Promise<void> | undefined;
+  let connections = 0;
+  let listening: number | undefined;
 
   async function listen(): Promise<void> {
     const next = new pg.Client({ connectionString: databaseUrl, application_name: 'docwright-listen' });
@@ -66,6 +91,7 @@ export function createSignals(
     const retry = (error?: Error) => {
       if (client !== next) return;
       client = undefined;
+      listening = undefined;
       next.end().catch(() => {});
       if (closed) return;
       options.logger.warn(
@@ -79,6 +105,7 @@ export function createSignals(
     client = next;
     await next.connect();
     await next.query(`LISTEN "${channel}"`);
+    if (client === next) listening = ++connections;
   }
 
   function ensureListening(): void {
@@ -104,12 +131,96 @@ export function createSignals(
       emitter.on('signal', listener);
       return () => emitter.off('signal', listener);
     },
+    listeningSince() {
+      return listening;
+    },
     async close() {
       closed = true;
+      listening = undefined;
       emitter.removeAllListeners();
       await connecting;
       await client?.end().catch(() => {});
       client = undefined;
+    },
+  };
+}
+
+/**
+ * Watches an SQLite file for commits of other processes and derives their signals. Started by
+ * the first subscriber, stopped with the last; the timer never keeps the process alive.
+ */
+function watchOtherProcesses(
+  store: Store,
+  emit: (signal: Signal) => void,
+  options: { intervalMs: number; logger: Logger },
+) {
+  let timer: NodeJS.Timeout | undefined;
+  let looking: Promise<void> = Promise.resolve();
+  let version: number | undefined;
+  let lastEventId = 0;
+
+  const dataVersion = async () => {
+    const { rows } = await sql<{ data_version: number }>`pragma data_version`.execute(store.db);
+    return Number(rows[0]?.data_version);
+  };
+
+  async function look(): Promise<void> {
+    const now = await dataVersion();
+    if (now === version) return;
+    version = now;
+    const queued = await store.db
+      .selectFrom('job_runs')
+      .select('id')
+      .where('status', '=', 'queued')
+      .limit(1)
+      .executeTakeFirst();
+    if (queued) emit({ kind: 'run-queued' });
+    const events = await store.db
+      .selectFrom('job_events')
+      .select(['job_id', (eb) => eb.fn.max('id').as('last')])
+      .where('id', '>', lastEventId)
+      .groupBy('job_id')
+      .execute();
+    for (const { job_id, last } of events) {
+      lastEventId = Math.max(lastEventId, Number(last));
+      emit({ kind: 'job-event', jobId: job_id });
+    }
+  }
+
+  async function begin(): Promise<void> {
+    version = await dataVersion();
+    const row = await store.db
+      .selectFrom('job_events')
+      .select((eb) => eb.fn.max('id').as('id'))
+      .executeTakeFirst();
+    lastEventId = Number(row?.id ?? 0);
+  }
+
+  const failed = (error: Error) =>
+    options.logger.debug({ err: { message: error.message } }, "looking for other processes' changes failed");
+
+  return {
+    start(): void {
+      if (timer) return;
+      looking = begin().catch(failed);
+      let busy = false;
+      timer = setInterval(() => {
+        // A look still waiting (the file locked by another process) is not joined by more.
+        if (busy) return;
+        busy = true;
+        looking = looking
+          .then(look)
+          .catch(failed)
+          .finally(() => {
+            busy = false;
+          });
+      }, options.intervalMs);
+      timer.unref();
+    },
+    async stop(): Promise<void> {
+      clearInterval(timer);
+      timer = undefined;
+      await looking;
     },
   };
 }

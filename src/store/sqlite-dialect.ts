@@ -1,4 +1,7 @@
+import path from 'node:path';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import {
   CompiledQuery,
   type DatabaseConnection,
@@ -13,6 +16,7 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from 'kysely';
+import { retry } from '../retry.ts';
 
 /**
  * Kysely dialect for the built-in `node:sqlite` (no native addon to compile).
@@ -24,16 +28,27 @@ import {
  */
 export class NodeSqliteDialect implements Dialect {
   readonly #file: string;
+  #driver: NodeSqliteDriver | undefined;
 
   constructor(file: string) {
     this.#file = file;
+  }
+
+  /**
+   * The connection's `PRAGMA data_version` (see dialect.ts), read at once: the pragma only
+   * reads, and answers for the connection, so it may run while another caller's transaction
+   * holds the connection. Undefined before the connection opens or when SQLite cannot tell.
+   */
+  dataVersion(): number | undefined {
+    return this.#driver?.dataVersion();
   }
 
   createAdapter(): DialectAdapter {
     return new NodeSqliteAdapter();
   }
   createDriver(): Driver {
-    return new NodeSqliteDriver(this.#file);
+    this.#driver = new NodeSqliteDriver(this.#file);
+    return this.#driver;
   }
   createQueryCompiler(): QueryCompiler {
     return new SqliteQueryCompiler();
@@ -55,30 +70,78 @@ class NodeSqliteAdapter extends SqliteAdapter {
   }
 }
 
+/** How often the checkpoint thread copies the write-ahead log into the database. */
+const CHECKPOINT_INTERVAL_MS = 1_000;
+
+/** How long a statement keeps retrying while another process holds the database's lock. */
+const BUSY_WAIT_MS = 10_000;
+
+/**
+ * One connection, taken in turn: a transaction holds it from BEGIN to COMMIT, so that no other
+ * query of this process runs inside someone else's transaction (Kysely's own SQLite driver
+ * does the same).
+ */
+class ConnectionLock {
+  #tail: Promise<void> = Promise.resolve();
+  #release: (() => void) | undefined;
+
+  async acquire(): Promise<void> {
+    const previous = this.#tail;
+    let release!: () => void;
+    this.#tail = new Promise((resolve) => {
+      release = resolve;
+    });
+    await previous;
+    this.#release = release;
+  }
+
+  release(): void {
+    const release = this.#release;
+    this.#release = undefined;
+    release?.();
+  }
+}
+
 class NodeSqliteDriver implements Driver {
   readonly #file: string;
   #db: DatabaseSync | undefined;
   #connection: NodeSqliteConnection | undefined;
+  readonly #lock = new ConnectionLock();
+  #dataVersion: StatementSync | undefined;
+  #checkpointer: Worker | undefined;
 
   constructor(file: string) {
     this.#file = file;
   }
 
+  dataVersion(): number | undefined {
+    if (!this.#db) return undefined;
+    try {
+      this.#dataVersion ??= this.#db.prepare('pragma data_version');
+      return Number((this.#dataVersion.get() as { data_version: number }).data_version);
+    } catch {
+      return undefined;
+    }
+  }
+
   async init(): Promise<void> {
-    // `timeout` is SQLite's busy timeout: another process holding the write lock
-    // makes us wait instead of failing with SQLITE_BUSY.
-    this.#db = new DatabaseSync(this.#file, { timeout: 10_000 });
-    this.#db.exec('PRAGMA journal_mode = WAL');
+    // No busy timeout: SQLite's own wait would block the event loop for as long as another
+    // process holds the write lock. A busy statement is retried asynchronously instead.
+    const db = new DatabaseSync(this.#file, { timeout: 0 });
+    this.#db = db;
+    // Switching to WAL needs a moment of exclusive access: another process may be opening the file too.
+    await whileBusy(() => db.exec('PRAGMA journal_mode = WAL'));
     this.#db.exec('PRAGMA synchronous = NORMAL');
-    // Checkpoints stall the (synchronous) connection while they copy and fsync;
-    // fewer, larger ones write each hot page once instead of many times.
-    this.#db.exec('PRAGMA wal_autocheckpoint = 4000');
+    // Checkpoints stall the connection that runs them while they copy and sync: this one never
+    // does; a thread of its own checkpoints once the process has written (see sqlite-checkpointer.ts).
+    this.#db.exec('PRAGMA wal_autocheckpoint = 0');
+    this.#startCheckpointer();
     this.#db.exec('PRAGMA foreign_keys = ON');
     this.#connection = new NodeSqliteConnection(this.#db);
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    // Kysely serialises access (SqliteAdapter has no multiple connections).
+    await this.#lock.acquire();
     return this.#connection!;
   }
 
@@ -88,12 +151,27 @@ class NodeSqliteDriver implements Driver {
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('commit'));
   }
+
+  #startCheckpointer(): void {
+    const here = fileURLToPath(import.meta.url);
+    this.#checkpointer = new Worker(
+      fileURLToPath(new URL(`./sqlite-checkpointer${path.extname(here)}`, import.meta.url)),
+      { workerData: { file: this.#file, intervalMs: CHECKPOINT_INTERVAL_MS } },
+    );
+    // It must not keep a process alive: the last connection to close checkpoints what is left.
+    this.#checkpointer.unref();
+    this.#checkpointer.on('error', () => {});
+  }
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('rollback'));
   }
-  async releaseConnection(): Promise<void> {}
+  async releaseConnection(): Promise<void> {
+    this.#lock.release();
+  }
 
   async destroy(): Promise<void> {
+    await this.#checkpointer?.terminate();
+    this.#checkpointer = undefined;
     this.#db?.close();
     this.#db = undefined;
   }
@@ -126,6 +204,10 @@ class NodeSqliteConnection implements DatabaseConnection {
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    return whileBusy(() => this.#execute(query));
+  }
+
+  #execute<R>(query: CompiledQuery): QueryResult<R> {
     const { statement, returnsRows } = this.#prepare(query.sql);
     const parameters = query.parameters.map(toSqliteValue);
     if (returnsRows) {
@@ -146,6 +228,33 @@ class NodeSqliteConnection implements DatabaseConnection {
       yield { rows: [{ ...row } as R] };
     }
   }
+}
+
+/**
+ * Runs a statement, and while SQLite answers SQLITE_BUSY (another process holds the lock) runs
+ * it again after a short asynchronous wait, for up to BUSY_WAIT_MS: the event loop stays free.
+ */
+async function whileBusy<T>(statement: () => T): Promise<T> {
+  // The first try runs at once and alone: nearly every statement succeeds on it.
+  try {
+    return statement();
+  } catch (error) {
+    if (!isBusy(error)) throw error;
+  }
+  return retry(async () => statement(), {
+    retryable: isBusy,
+    attempts: Number.POSITIVE_INFINITY,
+    withinMs: BUSY_WAIT_MS,
+    baseDelayMs: 2,
+    maxDelayMs: 50,
+    jitter: 'equal',
+  });
+}
+
+/** SQLITE_BUSY (5) and its extended codes: another connection holds the lock. */
+function isBusy(error: unknown): boolean {
+  const errcode = (error as { errcode?: unknown }).errcode;
+  return typeof errcode === 'number' ? (errcode & 0xff) === 5 : /database is locked/.test(String(error));
 }
 
 function returnsRows(statement: StatementSync, sql: string): boolean {

@@ -1,11 +1,15 @@
-import { runAgent } from '../agent/loop.ts';
-import { projectModelOptions, resolveModel } from '../agent/models.ts';
-import { AgentFailure, DEFAULT_BUDGETS, DEFAULT_LIMITS } from '../agent/types.ts';
+import { modelEnvironment, projectModelOptions, resolveModel } from '../agent/models.ts';
+import { siteCheckoutFolders } from '../agent/site/detect.ts';
+import { AgentFailure } from '../agent/types.ts';
 import type { App } from '../app.ts';
 import { checkoutForRun, commitFiles, commitMessage, pushBranch } from '../git/checkout.ts';
+import { diffAgainstBase } from '../git/diff.ts';
 import { createHost, gitAccess, HostError, pullRequestInput } from '../git/hosts/index.ts';
+import { MirrorCache } from '../git/mirror.ts';
 import { confidentialValues, type ProjectSettings } from '../projects/projects.ts';
 import { createRedactor, redactDeep } from '../redact.ts';
+import { AgentProcess, type ModelSpec } from './isolated-agent.ts';
+import { processRunDirectory } from './run-directories.ts';
 import type { Runner, RunOutcome } from './runner.ts';
 
 /** The head branch of a job: the project's prefix and the job id's last eight characters. */
@@ -32,7 +36,15 @@ function pullRequestBody(summary: string, instruction: string, jobId: string): s
  * records; git gets its credentials only through the environment.
  */
 export function createAgentRunner(app: App): Runner {
-  return async (job, run, signal, emit, defer) => {
+  const mirrors = new MirrorCache(app.config.mirrors);
+  const evictMirrors = () =>
+    mirrors.evict().then(
+      (removed) => {
+        if (removed.length > 0) app.logger.info({ removed }, 'removed least recently used git mirrors');
+      },
+      (error: Error) => app.logger.warn({ err: { message: error.message } }, 'could not evict git mirrors'),
+    );
+  return async (job, run, signal, emit, defer, recordUsage) => {
     const project = await app.projects.get(job.projectId);
     if (!job.model) {
       return failed(
@@ -43,16 +55,24 @@ export function createAgentRunner(app: App): Runner {
     const secrets = await app.projects.getSecrets(job.projectId);
     let redact = createRedactor(confidentialValues(secrets));
     const record = (type: string, data?: unknown) => emit(type, redactDeep(data, redact));
-    let model: ReturnType<typeof resolveModel>;
+    // The project's own keys win over the environment's. Resolved here once so that a model
+    // that is not configured fails the run before anything starts; the agent's process resolves
+    // it again from the same settings.
+    const model: ModelSpec = {
+      id: job.model,
+      options: projectModelOptions(project, secrets, modelEnvironment()),
+    };
     try {
-      // The project's own keys win over the environment's.
-      model = resolveModel(job.model, projectModelOptions(project, secrets));
+      resolveModel(model.id, model.options);
     } catch (error) {
       if (error instanceof AgentFailure) return failed(error.code, redact(error.message));
       throw error;
     }
 
-    const branch = headBranch(project.settings, job.id);
+    // A job created with its own head branch (v1 `branch`) keeps it; later runs reuse the pushed one.
+    const branch = job.branch ?? headBranch(project.settings, job.id);
+    // The agent's process starts now and loads while the checkout is made.
+    const agent = AgentProcess.spawn(app.config.agentProcess);
     try {
       const host = createHost(project, secrets);
       const remote = await gitAccess(host, signal);
@@ -64,27 +84,43 @@ export function createAgentRunner(app: App): Runner {
         branch,
         // A job's first run, first attempt: no run can have pushed the branch yet.
         likelyNew: run.seq === 1 && run.attempt === 1,
+        // A retry replaces what an earlier attempt of this run may have pushed.
+        runId: run.attempt > 1 ? run.id : undefined,
+        tmpDir: processRunDirectory(),
+        mirror: { cache: mirrors, project: job.projectId },
+        // Only the documentation (and the site's configuration) is checked out.
+        sparse: siteCheckoutFolders(project.settings.docsDir),
+        onMirrorFailure: (error) =>
+          app.logger.warn(
+            {
+              jobId: job.id,
+              err: { message: redact(error instanceof Error ? error.message : String(error)) },
+            },
+            'the git mirror could not be used; rebuilding it or cloning instead',
+          ),
         signal,
         env: remote.env,
         redact,
       });
       try {
-        const result = await runAgent(
+        const result = await agent.run(
           {
             root: checkout.dir,
             project: { docsDir: project.settings.docsDir, writable: project.settings.writable },
             instruction: run.prompt,
             history: run.history.map((h) => ({ prompt: h.prompt, summary: h.summary, error: h.error })),
-            budgets: { ...DEFAULT_BUDGETS, ...app.config.agent },
-            limits: DEFAULT_LIMITS,
+            budgets: app.config.agent,
+            spent: run.spent,
+            limits: app.config.agentLimits,
             signal,
             emit: (event) => record(event.type, event.data),
+            onUsage: recordUsage,
           },
           model,
         );
         const committed = await commitFiles(checkout, {
           files: result.changedFiles,
-          message: commitMessage(result.title, result.summary),
+          message: commitMessage(result.title, result.summary, run.id),
           author: { name: project.settings.authorName, email: project.settings.authorEmail },
           signal,
         });
@@ -92,6 +128,14 @@ export function createAgentRunner(app: App): Runner {
           await pushBranch(checkout, { signal });
           await record('git.pushed', { branch });
         }
+        // The job's base is the one its first committing run started from.
+        const base = run.history.find((h) => h.baseCommit)?.baseCommit ?? checkout.base;
+        const diff = committed
+          ? await diffAgainstBase(checkout, { base, env: remote.env, redact, signal }).catch((error: Error) =>
+              // The pushed work stands without its diff (the dashboard then says so).
+              record('git.diff_failed', { message: redact(error.message) }).then(() => undefined),
+            )
+          : undefined;
         // A retried or follow-up run reuses the open pull request (ensurePullRequest looks it up first).
         const pull =
           committed || checkout.existing
@@ -113,15 +157,18 @@ export function createAgentRunner(app: App): Runner {
           prLink: pull?.url ?? null,
           branch: committed || checkout.existing ? branch : null,
           summary: result.summary,
-          usage: result.usage,
+          diff,
         };
       } finally {
-        defer(checkout.remove);
+        // Once the checkout is gone its mirror is idle, and may be evicted.
+        defer(() => checkout.remove().then(evictMirrors));
       }
     } catch (error) {
       if (error instanceof AgentFailure || error instanceof HostError)
         return failed(error.code, redact(error.message));
       throw redactDeep(error, redact);
+    } finally {
+      agent.kill();
     }
   };
 }

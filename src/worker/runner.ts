@@ -1,6 +1,7 @@
 import type { AgentJob } from '../jobs/job.ts';
 import type { RunHistoryEntry } from '../jobs/runs.ts';
 import type { RunOutcome } from '../jobs/transitions.ts';
+import type { JobSpending, TokenUsage } from '../jobs/usage.ts';
 
 export type { RunOutcome };
 
@@ -20,10 +21,15 @@ export interface RunnableRun {
   /** 1 on the first claim; more after a worker was lost. */
   attempt: number;
   history: RunHistoryEntry[];
+  /** What the job spent before this attempt (its budgets are per job: SPEC §7). */
+  spent: JobSpending;
 }
 
 /** Records one step of the run in the job's transcript (written only while the run is still ours). */
 export type EmitStep = (type: string, data?: unknown) => Promise<void>;
+
+/** Records one model turn's tokens as they are spent (on the run, the job and the project's month). */
+export type RecordUsage = (usage: TokenUsage) => Promise<void>;
 
 /**
  * Hands the worker work to do once the run's outcome is recorded (e.g. removing a checkout),
@@ -43,25 +49,5 @@ export type Runner = (
   signal: AbortSignal,
   emit: EmitStep,
   defer: DeferTask,
+  recordUsage: RecordUsage,
 ) => Promise<RunOutcome>;
-
-/**
- * The runner until the agent and git pipeline are wired in: it never fakes
- * success. Without a model the job fails with `model-not-configured`.
- */
-export const unavailableAgentRunner: Runner = async (job) => {
-  if (!job.model) {
-    return {
-      status: 'failed',
-      error: {
-        code: 'model-not-configured',
-        message:
-          'no model is configured: set the project model (docwright project update --model) or DOCWRIGHT_MODEL',
-      },
-    };
-  }
-  return {
-    status: 'failed',
-    error: { code: 'agent-unavailable', message: 'this docwright build has no docs agent to run the job' },
-  };
-};

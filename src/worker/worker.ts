@@ -5,12 +5,20 @@ import type { WorkerSettings } from '../config.ts';
 import { toAgentJob } from '../jobs/job.ts';
 import { runHistory } from '../jobs/runs.ts';
 import { finishRun, type RunOutcome, recordRunEvent } from '../jobs/transitions.ts';
+import { jobSpending, recordUsage, type TokenUsage } from '../jobs/usage.ts';
 import type { Logger } from '../logger.ts';
+import { isReadOnlyDatabase } from '../store/dialect.ts';
 import type { JobRunRow } from '../store/schema.ts';
+import { isTransientDatabaseError, retryDatabase } from '../store/transient.ts';
+import { Backoff } from './backoff.ts';
 import { claimNextRun } from './claim.ts';
 import { lostRuns, releaseLease, renewLease } from './lease.ts';
+import { removeOwnRunDirectory, removeStaleRunDirectories } from './run-directories.ts';
 import type { DeferTask, RunnableJob, Runner } from './runner.ts';
-import { sweepRuns } from './sweeper.ts';
+import { sweepRuns, timeLimitError } from './sweeper.ts';
+
+/** How often checkouts left by processes that died are looked for. */
+const LEFTOVER_SWEEP_MS = 10 * 60_000;
 
 export interface WorkerOptions extends Partial<WorkerSettings> {
   /** Called once per run; see `Runner`. */
@@ -28,7 +36,7 @@ export interface WorkerOptions extends Partial<WorkerSettings> {
 }
 
 /** Why a run's AbortSignal fired. */
-export type AbortReason = 'cancelled' | 'lease-lost' | 'time-limit' | 'shutdown';
+export type AbortReason = 'cancelled' | 'lease-lost' | 'time-limit' | 'shutdown' | 'database-unavailable';
 
 export class RunAborted extends Error {
   readonly reason: AbortReason;
@@ -63,6 +71,8 @@ export class Worker {
   #fillAgain = false;
   /** The current claim pass; stop() waits for it. */
   #fillPass: Promise<void> = Promise.resolve();
+  /** Claims pause after failures (a database that refuses writes fails every one the same way). */
+  readonly #claimBackoff = new Backoff(1_000, MAX_BACKOFF_MS);
 
   constructor(app: App, options: WorkerOptions) {
     this.#app = app;
@@ -78,17 +88,27 @@ export class Worker {
 
   start(): void {
     const { leaseMs } = this.#settings;
-    const every = (ms: number, fn: () => Promise<unknown>, keepAlive = false) => {
-      const timer = setInterval(
-        () => void fn().catch((error) => this.#log.warn({ err: error }, 'worker task failed')),
-        ms,
-      );
+    const every = (task: string, ms: number, fn: () => Promise<unknown>, keepAlive = false) => {
+      const backoff = new Backoff(ms, MAX_BACKOFF_MS);
+      const timer = setInterval(() => {
+        if (backoff.pausing) return;
+        void fn().then(
+          () => backoff.succeeded() && this.#log.info(`${task} works again`),
+          (error) => this.#failed(task, backoff, error),
+        );
+      }, ms);
       if (!keepAlive) timer.unref();
       this.#timers.push(timer);
     };
-    every(this.#options.sweepMs ?? Math.min(leaseMs / 4, 5_000), () => this.sweep());
+    every('sweep', this.#options.sweepMs ?? Math.min(leaseMs / 4, 5_000), () => this.sweep());
     void this.sweep().catch((error) => this.#log.warn({ err: error }, 'sweep failed'));
     if (this.#options.claim === false) return;
+    const removeLeftovers = async () => {
+      const removed = await removeStaleRunDirectories();
+      if (removed.length > 0) this.#log.info({ removed }, 'removed checkouts of runs whose process is gone');
+    };
+    every('removing old checkouts', LEFTOVER_SWEEP_MS, removeLeftovers);
+    void removeLeftovers().catch((error) => this.#log.warn({ err: error }, 'removing old checkouts failed'));
 
     this.#unsubscribe = this.#app.signals.subscribe((signal) => {
       if (signal.kind === 'run-queued') this.#fill();
@@ -96,9 +116,9 @@ export class Worker {
     });
     // The claim poll holds the process open until stop(): a worker-only process
     // on SQLite has no socket that would, and would exit as soon as it started.
-    every(this.#options.pollMs ?? 1_000, async () => this.#fill(), true);
-    every(leaseMs / 3, () => this.#heartbeat());
-    every(this.#options.cancelCheckMs ?? 1_000, () => this.#checkLost());
+    every('claim poll', this.#options.pollMs ?? 1_000, async () => this.#fill(), true);
+    every('heartbeat', leaseMs / 3, () => this.#heartbeat());
+    every('cancellation check', this.#options.cancelCheckMs ?? 1_000, () => this.#checkLost());
     this.#fill();
     this.#log.info({ concurrency: this.#settings.concurrency, leaseMs }, 'worker started');
   }
@@ -125,6 +145,7 @@ export class Worker {
     }
     clearTimeout(timer);
     for (const t of this.#timers) clearInterval(t);
+    if (this.#options.claim !== false) await removeOwnRunDirectory();
     this.#log.info('worker stopped');
   }
 
@@ -134,6 +155,7 @@ export class Worker {
       now: this.#app.now(),
       maxAttempts: this.#settings.maxAttempts,
       jobTimeLimitMs: this.#settings.jobTimeLimitMs,
+      queueTimeLimitMs: this.#settings.queueTimeLimitMs,
     });
     if (result.requeued.length > 0) {
       this.#log.warn({ runs: result.requeued }, 'requeued runs whose worker stopped renewing its lease');
@@ -141,12 +163,14 @@ export class Worker {
     }
     if (result.lost.length > 0) this.#log.warn({ runs: result.lost }, 'runs failed: worker lost too often');
     if (result.timedOut.length > 0) this.#log.warn({ runs: result.timedOut }, 'runs failed: time limit');
+    if (result.neverStarted.length > 0)
+      this.#log.warn({ runs: result.neverStarted }, 'runs failed: waited too long in the queue');
     return result;
   }
 
   /** Claims runs while there are free slots. Re-entrant calls coalesce into one more pass. */
   #fill(): void {
-    if (this.#stopping || this.#options.claim === false) return;
+    if (this.#stopping || this.#options.claim === false || this.#claimBackoff.pausing) return;
     if (this.#filling) {
       this.#fillAgain = true;
       return;
@@ -167,12 +191,30 @@ export class Worker {
             this.#start(run);
           }
         } while (this.#fillAgain && !this.#stopping);
+        if (this.#claimBackoff.succeeded()) this.#log.info('claims work again');
       } catch (error) {
-        this.#log.warn({ err: error }, 'claim failed; will retry');
+        this.#failed('claim', this.#claimBackoff, error);
       } finally {
         this.#filling = false;
       }
     })();
+  }
+
+  /**
+   * A task's failure, logged. A database that refuses writes fails every attempt the same way: the
+   * task then pauses, longer each time, so that it neither hammers the database nor fills the
+   * log. Anything else (a dropped connection) is retried at the next turn, as before.
+   */
+  #failed(task: string, backoff: Backoff, error: unknown): void {
+    if (!isReadOnlyDatabase(error)) {
+      this.#log.warn({ err: error }, `${task} failed; will retry`);
+      return;
+    }
+    const retryInMs = backoff.failed();
+    this.#log.warn(
+      { err: error, failures: backoff.failures, retryInMs },
+      `${task} failed; retrying in ${Math.ceil(retryInMs / 1000)} s`,
+    );
   }
 
   #start(run: JobRunRow): void {
@@ -189,6 +231,10 @@ export class Worker {
     const deferred: (() => Promise<void>)[] = [];
     try {
       await this.#runAndRecord(run, controller, (task) => deferred.push(task));
+    } catch (error) {
+      // Nothing a run does may take the process down: what could not be recorded is retried
+      // by another attempt once the lease expires.
+      this.#log.error({ err: error, runId: run.id, jobId: run.job_id }, 'run could not be recorded');
     } finally {
       // What the runner put off until its outcome was recorded (removing its checkout): callers
       // see the result sooner, while the worker's slot and a graceful stop still wait for it.
@@ -207,48 +253,79 @@ export class Worker {
     metrics.runAttempts.observe(run.attempts);
     if (run.attempts === 1)
       metrics.pickupLatency.observe((started.getTime() - Date.parse(run.created_at)) / 1000);
-    const deadline = Date.parse(run.created_at) + this.#settings.jobTimeLimitMs - started.getTime();
+    // Counted from when the run first started: a retried attempt inherits the time already spent,
+    // and time spent waiting in the queue is not charged (the sweeper bounds that separately).
+    const firstStarted = Date.parse(run.started_at ?? started.toISOString());
+    const deadline = firstStarted + this.#settings.jobTimeLimitMs - started.getTime();
     const timeLimit = setTimeout(() => controller.abort(new RunAborted('time-limit')), Math.max(0, deadline));
+
+    // The database may drop a connection or restart under a run: idempotent steps are tried again.
+    const retrying = <T>(operation: () => Promise<T>) =>
+      retryDatabase(operation, {
+        withinMs: this.#settings.leaseMs / 2,
+        onRetry: (error, attempt) =>
+          log.warn({ err: { message: (error as Error).message }, attempt }, 'database unavailable; retrying'),
+      });
 
     const emit = async (type: string, data?: unknown) => {
       if (controller.signal.aborted) return;
-      const written = await recordRunEvent(db, {
-        runId: run.id,
-        jobId: run.job_id,
-        workerId: this.id,
-        type,
-        data,
-        now: this.#app.now(),
-      });
+      let written: boolean;
+      try {
+        written = await retrying(() =>
+          recordRunEvent(db, {
+            runId: run.id,
+            jobId: run.job_id,
+            workerId: this.id,
+            type,
+            data,
+            now: this.#app.now(),
+          }),
+        );
+      } catch (error) {
+        if (!isTransientDatabaseError(error)) throw error;
+        controller.abort(new RunAborted('database-unavailable'));
+        return;
+      }
       if (!written) controller.abort(new RunAborted('lease-lost'));
       else await this.#app.signals.publish({ kind: 'job-event', jobId: run.job_id }).catch(() => {});
     };
 
+    // Tokens are spent whether or not the run keeps its lease: they are recorded either way.
+    const recordTokens = async (usage: TokenUsage) => {
+      await retrying(() => recordUsage(db, { run, usage, at: this.#app.now() }));
+      metrics.tokens.inc({ direction: 'input' }, usage.inputTokens);
+      metrics.tokens.inc({ direction: 'output' }, usage.outputTokens);
+      await this.#app.signals.publish({ kind: 'job-event', jobId: run.job_id }).catch(() => {});
+    };
+
     let outcome: RunOutcome | undefined;
     try {
-      const row = await db
-        .selectFrom('jobs')
-        .selectAll()
-        .where('id', '=', run.job_id)
-        .executeTakeFirstOrThrow();
+      const row = await retrying(() =>
+        db.selectFrom('jobs').selectAll().where('id', '=', run.job_id).executeTakeFirstOrThrow(),
+      );
       const job: RunnableJob = {
         ...toAgentJob(row),
         projectId: row.project_id,
         draft: row.draft === null ? null : row.draft === 1,
       };
-      const history = await runHistory(db, run.job_id, run.seq);
+      const history = await retrying(() => runHistory(db, run.job_id, run.seq));
+      const spent = await retrying(() => jobSpending(db, run, started));
       log.info({ attempt: run.attempts }, 'run started');
       await emit('run.started', { attempt: run.attempts, workerId: this.id, seq: run.seq });
       const result = await this.#options.runner(
         job,
-        { id: run.id, seq: run.seq, prompt: run.prompt, attempt: run.attempts, history },
+        { id: run.id, seq: run.seq, prompt: run.prompt, attempt: run.attempts, history, spent },
         controller.signal,
         emit,
         defer,
+        recordTokens,
       );
       if (!controller.signal.aborted) outcome = result;
     } catch (error) {
-      if (!controller.signal.aborted) {
+      if (!controller.signal.aborted && isTransientDatabaseError(error)) {
+        // Not the job's fault: the run goes back to the queue rather than failing.
+        controller.abort(new RunAborted('database-unavailable'));
+      } else if (!controller.signal.aborted) {
         log.error({ err: error }, 'runner threw');
         outcome = {
           status: 'failed',
@@ -261,23 +338,17 @@ export class Worker {
 
     const reason = controller.signal.aborted ? (controller.signal.reason as RunAborted).reason : undefined;
     if (reason === 'time-limit') {
-      const minutes = Math.round(this.#settings.jobTimeLimitMs / 60_000);
-      outcome = {
-        status: 'failed',
-        error: {
-          code: 'time-limit-exceeded',
-          message: `the job did not finish within the time limit (${minutes} min)`,
-        },
-      };
+      outcome = { status: 'failed', error: timeLimitError(this.#settings.jobTimeLimitMs) };
     }
     const seconds = (this.#app.now().getTime() - started.getTime()) / 1000;
-    if (reason === 'shutdown') {
-      await releaseLease(db, { runId: run.id, workerId: this.id }).catch((error) =>
-        log.warn({ err: error }, 'release failed'),
-      );
-      await this.#app.signals.publish({ kind: 'run-queued' }).catch(() => {});
+    if (reason === 'shutdown' || reason === 'database-unavailable') {
+      // If the database stays away, the sweeper requeues the run once its lease has expired.
+      const released = await retryDatabase(() => releaseLease(db, { runId: run.id, workerId: this.id }), {
+        withinMs: this.#settings.leaseMs,
+      }).catch((error) => log.warn({ err: error }, 'release failed'));
+      if (released) await this.#app.signals.publish({ kind: 'run-queued' }).catch(() => {});
       metrics.runDuration.observe({ outcome: 'released' }, seconds);
-      log.info('run released for another worker');
+      log.info({ reason }, 'run released for another attempt');
       return;
     }
     if (!outcome) {
@@ -286,11 +357,10 @@ export class Worker {
       log.info({ reason }, 'run aborted');
       return;
     }
-    const finished = await finishRun(db, { run, workerId: this.id, outcome, now: this.#app.now() });
-    if (outcome.usage) {
-      metrics.tokens.inc({ direction: 'input' }, outcome.usage.inputTokens);
-      metrics.tokens.inc({ direction: 'output' }, outcome.usage.outputTokens);
-    }
+    // Conditional on the lease: a retry after a commit whose answer was lost finds the run
+    // finished and writes nothing twice.
+    const now = this.#app.now();
+    const finished = await retrying(() => finishRun(db, { run, workerId: this.id, outcome, now }));
     metrics.runDuration.observe({ outcome: finished ? outcome.status : 'lease-lost' }, seconds);
     if (finished) {
       await this.#app.signals.publish({ kind: 'job-event', jobId: run.job_id }).catch(() => {});
@@ -332,6 +402,9 @@ export class Worker {
     }
   }
 }
+
+/** The longest pause between attempts of a task that keeps failing. */
+const MAX_BACKOFF_MS = 30_000;
 
 function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;

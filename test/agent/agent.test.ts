@@ -23,11 +23,10 @@ import {
   toolCall,
   toolCalls,
 } from '../doubles/openai-server.ts';
+import { MINTLIFY_FIXTURE, mintlifyFixtureSkip } from '../helpers/fixtures.ts';
 
-const FIXTURE = path.resolve(import.meta.dirname, '../../../shared/fixtures/mintlify-docs');
-const noFixture = existsSync(FIXTURE)
-  ? false
-  : `skipped: ${FIXTURE} is absent (the shared fixture is not beside this checkout)`;
+const FIXTURE = MINTLIFY_FIXTURE;
+const noFixture = mintlifyFixtureSkip('the agent cases on the real Mintlify site');
 
 /** A copy of the fixture (or a tiny Mintlify site) as a git repository. */
 function site(): string {

@@ -96,3 +96,58 @@ test('the AI SDK mock model drives scripted tool calls: numbered reads, exact ed
     rmSync(root, { recursive: true, force: true });
   }
 });
+
+test('budgets are the job’s: turns and tokens of earlier runs count, and each turn’s tokens are told as they are spent', async () => {
+  const root = mkdtempSync(path.join(tmpdir(), 'docwright-mock-'));
+  try {
+    writeFileSync(path.join(root, 'page.md'), '# Title\n');
+    const input = (spent: { steps: number; tokens: number; durationMs: number }, told: unknown[]) => ({
+      root,
+      project: { docsDir: '.', writable: ['**/*.md'] },
+      instruction: 'Read the page.',
+      history: [],
+      budgets: { ...DEFAULT_BUDGETS, maxSteps: 5, maxTokens: 1_000, maxDurationMs: 60_000 },
+      spent,
+      limits: DEFAULT_LIMITS,
+      signal: new AbortController().signal,
+      emit: () => {},
+      onUsage: (turn: unknown) => void told.push(turn),
+    });
+    const reads = () =>
+      new MockLanguageModelV4({
+        doGenerate: Array.from({ length: 5 }, () => call('read_file', { path: 'page.md' })),
+      });
+
+    // Earlier runs used four of the job's five turns: this run gets one.
+    const told: unknown[] = [];
+    const turns = reads();
+    await assert.rejects(
+      runAgent(input({ steps: 4, tokens: 0, durationMs: 0 }, told), turns),
+      (error: Error & { code?: string }) => {
+        assert.equal(error.code, 'budget-exceeded');
+        assert.match(error.message, /5 model turns \(4 in earlier runs\)/);
+        return true;
+      },
+    );
+    assert.equal(turns.doGenerateCalls.length, 1);
+    assert.deepEqual(told, [{ inputTokens: 100, outputTokens: 10 }], 'the one turn’s tokens, told at once');
+
+    // Earlier runs used 900 of 1,000 tokens: the first turn (110) passes the budget.
+    const tokens = reads();
+    await assert.rejects(
+      runAgent(input({ steps: 0, tokens: 900, durationMs: 0 }, []), tokens),
+      /1000 tokens \(900 in earlier runs\)/,
+    );
+    assert.equal(tokens.doGenerateCalls.length, 1);
+
+    // Earlier runs used the whole agent time: no model call at all.
+    const time = reads();
+    await assert.rejects(
+      runAgent(input({ steps: 0, tokens: 0, durationMs: 60_000 }, []), time),
+      /1 min of agent time/,
+    );
+    assert.equal(time.doGenerateCalls.length, 0);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});

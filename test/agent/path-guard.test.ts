@@ -19,7 +19,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, beforeEach, describe, test } from 'node:test';
 import { AGENT_TOOLS, runTool } from '../../src/agent/tools/index.ts';
-import { type AgentLimits, DEFAULT_LIMITS, type ToolContext, ToolError } from '../../src/agent/types.ts';
+import type { ToolContext } from '../../src/agent/tools/tool.ts';
+import { type AgentLimits, DEFAULT_LIMITS, ToolError } from '../../src/agent/types.ts';
 import { Workspace } from '../../src/agent/workspace.ts';
 
 const PROJECT = { docsDir: 'docs', writable: ['**/*.md', '**/*.mdx', 'docs.json'] };
@@ -228,7 +229,7 @@ describe('path guard: writes', () => {
   });
 
   test('size caps per file and per run', async () => {
-    const f = await fixture({ maxFileBytes: 1000, maxTotalWriteBytes: 2500 });
+    const f = await fixture({ ...DEFAULT_LIMITS, maxFileBytes: 1000, maxTotalWriteBytes: 2500 });
     assert.equal(
       guardError(() => f.workspace.resolve('docs/a.mdx', { write: true, bytes: 1001 })),
       'Cannot write "docs/a.mdx": the file would be 1001 bytes, over the limit of 1000 bytes per file.',

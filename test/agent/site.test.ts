@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { detectSite, readGuidance, type SiteInfo, siteMap } from '../../src/agent/site.ts';
+import { detectSite } from '../../src/agent/site/detect.ts';
+import { readGuidance } from '../../src/agent/site/guidance.ts';
+import { siteMap } from '../../src/agent/site/site-map.ts';
+import type { SiteInfo } from '../../src/agent/site/types.ts';
+import { MINTLIFY_FIXTURE, mintlifyFixtureSkip } from '../helpers/fixtures.ts';
 
-const FIXTURE = path.resolve(import.meta.dirname, '../../../shared/fixtures/mintlify-docs');
-const fixtureMissing = existsSync(FIXTURE)
-  ? false
-  : `fixture ${FIXTURE} is absent: the real Mintlify site cases are skipped`;
+const FIXTURE = MINTLIFY_FIXTURE;
+const fixtureMissing = mintlifyFixtureSkip('the site detection cases on the real Mintlify site');
 
 const temps: string[] = [];
 after(async () => {
@@ -149,6 +150,23 @@ describe('detectSite', () => {
     assert.match(map, /start\/plain\.md/);
     assert.match(map, /GET \/users/);
     assert.match(map, /Pages not in the navigation \(1;[^\n]*\n\.\/: orphan\.mdx/);
+  });
+
+  test('pages are the files git would list: what .gitignore ignores is not a page', async () => {
+    const root = await site({
+      '.gitignore': 'generated/\n*.draft.mdx\n',
+      'index.mdx': page('Home'),
+      'guide.draft.mdx': page('Draft'),
+      'generated/api.mdx': page('Generated'),
+      'docs.json': JSON.stringify({ name: 'Docs', navigation: { pages: ['index', 'generated/api'] } }),
+    });
+    const info = await detectSite(root, '.');
+    assert.deepEqual(info.pages, ['index.mdx']);
+    assert.deepEqual(
+      info.missing.map((p) => p.ref),
+      ['generated/api'],
+      'an ignored file is not in the checkout a run commits from',
+    );
   });
 
   test('Mintlify mint.json (legacy) and a docs directory below the root', async () => {

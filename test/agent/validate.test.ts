@@ -1,16 +1,14 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { detectSite } from '../../src/agent/site.ts';
+import { detectSite } from '../../src/agent/site/detect.ts';
 import { jsonErrorOffset, validateChanges } from '../../src/agent/validate.ts';
+import { MINTLIFY_FIXTURE, mintlifyFixtureSkip } from '../helpers/fixtures.ts';
 
-const FIXTURE = path.resolve(import.meta.dirname, '../../../shared/fixtures/mintlify-docs');
-const fixtureMissing = existsSync(FIXTURE)
-  ? false
-  : `fixture ${FIXTURE} is absent: the real Mintlify site cases are skipped`;
+const FIXTURE = MINTLIFY_FIXTURE;
+const fixtureMissing = mintlifyFixtureSkip('the validation cases on the real Mintlify site');
 
 const temps: string[] = [];
 after(async () => {

@@ -345,6 +345,7 @@ describe('job API', () => {
       '/v2/agent/{projectId}/job',
       '/v2/agent/{projectId}/job/{id}',
       '/v2/agent/{projectId}/job/{id}/archive',
+      '/v2/agent/{projectId}/job/{id}/diff',
       '/v2/agent/{projectId}/job/{id}/events',
       '/v2/agent/{projectId}/job/{id}/message',
       '/v2/agent/{projectId}/jobs',

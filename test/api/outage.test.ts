@@ -1,56 +1,8 @@
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
 import { bearer, type SeededProject, seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
-import { TEST_POSTGRES_URL, testDialect } from '../helpers/database.ts';
-
-/** A TCP proxy in front of PostgreSQL that the test can cut and restore, like a network outage. */
-class CuttableProxy {
-  #server: net.Server | undefined;
-  #sockets = new Set<net.Socket>();
-  #upstreams = new Set<net.Socket>();
-  port = 0;
-
-  /** Local ports of the proxy's connections to PostgreSQL (pg_stat_activity.client_port). */
-  upstreamPorts(): number[] {
-    return [...this.#upstreams].map((s) => s.localPort).filter((p): p is number => p !== undefined);
-  }
-
-  async open(): Promise<void> {
-    if (this.#server?.listening) return;
-    const target = new URL(TEST_POSTGRES_URL);
-    this.#server = net.createServer((client) => {
-      const upstream = net.connect(Number(target.port || 5432), target.hostname);
-      this.#upstreams.add(upstream);
-      upstream.on('close', () => this.#upstreams.delete(upstream));
-      // A reset on one side resets the other, as a real network path would.
-      for (const [s, other] of [
-        [client, upstream],
-        [upstream, client],
-      ] as const) {
-        this.#sockets.add(s);
-        s.on('close', () => {
-          this.#sockets.delete(s);
-          other.destroy();
-        });
-        s.on('error', () => {});
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((resolve, reject) => {
-      this.#server!.once('error', reject);
-      this.#server!.listen(this.port, '127.0.0.1', resolve);
-    });
-    this.port = (this.#server.address() as net.AddressInfo).port;
-  }
-
-  async cut(): Promise<void> {
-    const closed = new Promise((resolve) => this.#server!.close(resolve));
-    for (const s of this.#sockets) s.destroy();
-    await closed;
-  }
-}
+import { testDialect } from '../helpers/database.ts';
+import { CuttableProxy, proxiedUrl, terminateBackends } from '../helpers/postgres-proxy.ts';
 
 const onlyPostgres =
   testDialect === 'postgres'
@@ -64,9 +16,7 @@ describe('database outage (PostgreSQL)', { skip: onlyPostgres }, () => {
   let jobUrl: string;
   before(async () => {
     await proxy.open();
-    const url = new URL(TEST_POSTGRES_URL);
-    url.port = String(proxy.port);
-    t = await startTestApp({ env: { DATABASE_URL: url.href } });
+    t = await startTestApp({ env: { DATABASE_URL: proxiedUrl(proxy) } });
     p = await seedProject(t.app);
     const created = await t.server.inject({
       method: 'POST',
@@ -121,18 +71,8 @@ describe('database outage (PostgreSQL)', { skip: onlyPostgres }, () => {
 
   test('connections terminated by the server: never a 500, and service resumes', async () => {
     assert.equal((await get()).statusCode, 200);
-    const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-    await admin.connect();
-    try {
-      // Only this test's connections: other test files share the server.
-      const { rowCount } = await admin.query(
-        'select pg_terminate_backend(pid) from pg_stat_activity where client_port = any($1::int[])',
-        [proxy.upstreamPorts()],
-      );
-      assert.ok((rowCount ?? 0) > 0, 'there were connections to terminate');
-    } finally {
-      await admin.end();
-    }
+    // Only this test's connections: other test files share the server.
+    assert.ok((await terminateBackends(proxy)) > 0, 'there were connections to terminate');
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) statuses.push((await get()).statusCode);
     assert.ok(

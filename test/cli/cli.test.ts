@@ -474,7 +474,7 @@ describe(`docwright CLI (${testDialect})`, () => {
         ],
         [
           [...valid, '--token', 'a', '--token-file', tokenFile],
-          /option '--token <token>' cannot be used with option '--token-file <path>'/,
+          /option '--token-file <path>' cannot be used with option '--token <value>'/,
         ],
         [['--repository', repository], /required option '--name <name>' not specified/],
         [['--name', 'Docs'], /required option '--repository <url-or-path>' not specified/],

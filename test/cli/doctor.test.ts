@@ -464,7 +464,7 @@ describe(`docwright doctor (${testDialect})`, () => {
         'repository',
         ids.gone,
         'fail',
-        /^cannot list file:\/\/.*: .*does not appear to be a git repository/,
+        /^repository-not-found: the repository is missing or is not a git repository \('.*' does not appear to be a git repository\): was it moved or deleted\? Point the project at it: docwright project update <id> --repository <path-or-url>$/,
       );
       expectCheck(report, 'host', ids.renamed, 'ok');
       expectCheck(
@@ -556,7 +556,7 @@ describe(`docwright doctor (${testDialect})`, () => {
         'migrations',
         undefined,
         'warn',
-        /^2 pending migrations \(0001_foundation, 0002_operators\): run docwright migrate/,
+        /^5 pending migrations \(0001_foundation, 0002_operators, 0003_webhooks, 0004_dashboard, 0005_usage\): run docwright migrate/,
       );
       expectCheck(report, 'database', undefined, 'ok');
       assert.deepEqual(await tables(database), [], 'doctor created no table');

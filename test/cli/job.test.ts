@@ -4,10 +4,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { serverUrl } from '../../src/cli/job.ts';
 import type { AgentJob, JobEvent } from '../../src/client/types.ts';
 import { httpError, type ScriptedServer, startOpenAIServer, toolCall } from '../doubles/openai-server.ts';
 import { createGitRepository, startTestApp, type TestApp } from '../helpers/app.ts';
-import { type ServerProcess, startServerProcess } from '../helpers/process.ts';
+import { closedPort, type ServerProcess, startServerProcess } from '../helpers/process.ts';
 
 /**
  * `docwright job …` as a user runs it: the real CLI as a child process against a real
@@ -108,9 +109,8 @@ describe('docwright job … against a docwright serve process', () => {
     if (repo) rmSync(repo, { recursive: true, force: true });
   });
 
-  test('missing DOCWRIGHT_URL, DOCWRIGHT_API_KEY or project: a clear message and exit 2, nothing on stdout', async () => {
+  test('missing DOCWRIGHT_API_KEY or project: a clear message and exit 2, nothing on stdout', async () => {
     const cases: [Record<string, string>, RegExp][] = [
-      [{ DOCWRIGHT_API_KEY: 'k', DOCWRIGHT_PROJECT: 'p' }, /^docwright: DOCWRIGHT_URL is not set/],
       [
         { DOCWRIGHT_URL: 'http://127.0.0.1:1', DOCWRIGHT_PROJECT: 'p' },
         /^docwright: DOCWRIGHT_API_KEY is not set/,
@@ -130,7 +130,13 @@ describe('docwright job … against a docwright serve process', () => {
       assert.match(result.stderr, message);
       assert.equal(result.stdout, '');
     }
-    // --url and --project stand in for the variables.
+    // --url and --project stand in for the variables; without either URL, the local default.
+    assert.equal(serverUrl({}, {}), 'http://127.0.0.1:8080');
+    assert.equal(
+      serverUrl({}, { DOCWRIGHT_URL: ' http://docs.internal:9000 ' }),
+      'http://docs.internal:9000',
+    );
+    assert.equal(serverUrl({ url: 'http://a:1' }, { DOCWRIGHT_URL: 'http://b:2' }), 'http://a:1');
     const flags = await run({ DOCWRIGHT_API_KEY: key }, [
       'job',
       'list',
@@ -141,6 +147,20 @@ describe('docwright job … against a docwright serve process', () => {
       '--json',
     ]);
     assert.ok(Array.isArray(json<{ jobs: AgentJob[] }>(flags).jobs));
+  });
+
+  test('a server that is not running: a hint to start it or set DOCWRIGHT_URL, naming the URL; exit 1', async () => {
+    const closed = await closedPort();
+    const url = `http://127.0.0.1:${closed}`;
+    for (const args of [['list'], ['get', 'job_x'], ['create', '--prompt', 'Hi']]) {
+      const result = await job(args, undefined, { DOCWRIGHT_URL: url });
+      assert.equal(result.code, 1, result.stderr);
+      assert.equal(result.stdout, '');
+      assert.equal(
+        result.stderr,
+        `docwright: cannot reach docwright at ${url} (connection refused): is \`docwright serve\` running at ${url}? Start it, or set DOCWRIGHT_URL (or --url) to the server's address\n`,
+      );
+    }
   });
 
   test('job create --wait --json: progress lines on stderr, exit 0 and the completed job as one JSON document', async () => {
@@ -164,7 +184,9 @@ describe('docwright job … against a docwright serve process', () => {
       'limits.mdx',
     ]);
     const lines = result.stderr.trim().split('\n');
-    assert.match(lines[0]!, /^\d\d:\d\d:\d\d job\.created: Document the limits$/);
+    // The id comes first, so that a piped run that is interrupted still says which job it was.
+    assert.equal(lines[0], `${done.id}: following until it ends (Ctrl-C stops following, not the job)`);
+    assert.match(lines[1]!, /^\d\d:\d\d:\d\d job\.created: Document the limits$/);
     assert.ok(
       lines.some((l) => /agent\.tool_call: write_file limits\.mdx$/.test(l)),
       result.stderr,
@@ -244,7 +266,8 @@ describe('docwright job … against a docwright serve process', () => {
     assert.match(followUp.stdout, /^status: completed$/m);
     assert.match(followUp.stdout, /^summary: No typo found\.$/m);
     const progress = followUp.stderr.trim().split('\n');
-    assert.match(progress[0]!, /job\.message: Look again for the typo$/);
+    assert.equal(progress[0], `${failed.id}: following until it ends (Ctrl-C stops following, not the job)`);
+    assert.match(progress[1]!, /job\.message: Look again for the typo$/);
     assert.ok(!followUp.stderr.includes('job.created'), 'the first run is not replayed');
     assert.ok(!followUp.stderr.includes('job.failed'));
 

@@ -77,6 +77,11 @@ export interface RecordedRequest {
   step: number | null;
   /** `Date.now()` when the request arrived (to measure client back-off). */
   receivedAt: number;
+  /**
+   * `performance.now()` when the request's headers arrived and when the answer was fully
+   * written (undefined until then): the model's time as the double sees it (bench/pipeline.ts).
+   */
+  served: { start: number; end?: number };
 }
 
 export const reply = (text: string, extra: Omit<ReplyStep, 'text'> = {}): ReplyStep => ({ text, ...extra });
@@ -169,6 +174,10 @@ export async function startScriptedServer(
 
   const handle = async (incoming: IncomingMessage, response: ServerResponse) => {
     const receivedAt = Date.now();
+    const served: RecordedRequest['served'] = { start: performance.now() };
+    response.on('finish', () => {
+      served.end = performance.now();
+    });
     const chunks: Buffer[] = [];
     for await (const chunk of incoming) chunks.push(chunk as Buffer);
     const rawBody = Buffer.concat(chunks).toString('utf8');
@@ -191,6 +200,7 @@ export async function startScriptedServer(
       status: 0,
       step: null,
       receivedAt,
+      served,
     };
     requests.push(request);
 

@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildServer } from '../../src/api/server.ts';
@@ -8,6 +7,7 @@ import { type App, openApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
+import { temporaryDirectory } from './temp.ts';
 
 export interface TestApp {
   app: App;
@@ -45,9 +45,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   };
 }
 
-/** A git repository with one commit on `main`, in a temporary directory. */
+/** A git repository with one commit on `main`, in a temporary directory (removed when the test process exits). */
 export function createGitRepository(files: Record<string, string> = { 'index.mdx': '# Hello\n' }): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'docwright-repo-'));
+  const dir = temporaryDirectory('docwright-repo-');
   const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'pipe' });
   git('init', '-q', '-b', 'main');
   for (const [name, content] of Object.entries(files)) writeFileSync(path.join(dir, name), content);

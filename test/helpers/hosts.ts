@@ -49,7 +49,8 @@ const GIT_USERS: Record<HostKind, string | undefined> = {
   gitea: undefined,
 };
 
-const TOKENS: Record<HostKind, string> = {
+/** The token each host's doubles accept (a test can plant it in a repository). */
+export const HOST_TOKENS: Record<HostKind, string> = {
   github: 'ghp_e2eSecretToken0123456789abcdefABCD',
   gitlab: 'glpat-e2eSecretToken_0123456789',
   gitea: 'e2e0gitea0secret0token0123456789abcdef01',
@@ -80,7 +81,7 @@ export async function startHostedRepository(
   files: Record<string, string> | string,
   name = kind === 'gitlab' ? 'group/docs' : 'octo/docs',
 ): Promise<HostedRepository> {
-  const token = TOKENS[kind];
+  const token = HOST_TOKENS[kind];
   const git = await startGitHttpServer({ tokens: { [token]: 'write' }, username: GIT_USERS[kind] });
   await git.createRepository(name, files);
   const common = {

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { type AddressInfo, createServer } from 'node:net';
 import path from 'node:path';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/docwright.js');
@@ -11,18 +12,32 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+export interface ServerProcessOptions {
+  /** The `docwright` executable to run (default: this checkout's bin/docwright.js under this Node). */
+  bin?: string;
+  cwd?: string;
+  /** The whole environment instead of this process's plus `env`. */
+  replaceEnv?: boolean;
+}
+
 /** Starts `docwright serve --port 0` as a real process and waits until it listens. */
 export async function startServerProcess(
-  env: Record<string, string>,
+  env: NodeJS.ProcessEnv,
   args: string[] = [],
+  options: ServerProcessOptions = {},
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
-    env: { ...process.env, DOCWRIGHT_LOG_LEVEL: 'info', ...env },
+  const [file, ...prefix] = options.bin ? [options.bin] : [process.execPath, BIN];
+  const child = spawn(file!, [...prefix, 'serve', '--port', '0', ...args], {
+    cwd: options.cwd,
+    env: options.replaceEnv ? env : { ...process.env, DOCWRIGHT_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start:\n${output}`));
+    }, 20_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /listening on (http:\/\/[^\s"]+)/.exec(output);
@@ -49,4 +64,106 @@ export async function startServerProcess(
         child.kill(signal);
       }),
   };
+}
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * The caller's environment minus anything that would point docwright elsewhere: its own
+ * variables, a database, a data directory, model keys and endpoints.
+ */
+export function cleanEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!/^(DOCWRIGHT_|ANTHROPIC_|OPENAI_)|^(DATABASE_URL|XDG_DATA_HOME)$/.test(name)) env[name] = value;
+  }
+  return env;
+}
+
+export interface CliOptions {
+  cwd?: string;
+  /** A command still running after this long is killed, and the run reports code -1 (default 60 s). */
+  timeoutMs?: number;
+}
+
+/** Runs `docwright <args>` to the end, as a user would. */
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+  input = '',
+  options: CliOptions = {},
+): Promise<CliRun> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...cleanEnv(), DOCWRIGHT_LOG_LEVEL: 'warn', ...env },
+      cwd: options.cwd,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout, stderr });
+    });
+    child.stdin.end(input);
+  });
+}
+
+/** Starts `docwright worker` and waits until it runs. */
+export async function startWorkerCommand(env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [BIN, 'worker'], {
+    env: { ...cleanEnv(), DOCWRIGHT_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output}`)), 20_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('docwright worker running')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`worker exited with ${code}:\n${output}`));
+    });
+  });
+  return {
+    url: '',
+    child,
+    output: () => output,
+    stop: (signal = 'SIGTERM') =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
+        child.once('exit', (code) => resolve(code));
+        child.kill(signal);
+      }),
+  };
+}
+
+/** A loopback port nothing listens on: one the system just handed out and took back. */
+export function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
 }

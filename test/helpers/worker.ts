@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { App } from '../../src/app.ts';
@@ -166,4 +166,18 @@ export async function eventTypes(app: App, jobId: string): Promise<string[]> {
 export async function createJob(app: App, projectId: string, prompt = 'update the docs'): Promise<string> {
   const result = await app.jobs.create(projectId, { prompt });
   return (result.body as { id: string }).id;
+}
+
+/**
+ * The run checkouts under `tmp` (a TMPDIR given to a server), as paths relative to it:
+ * `docwright-runs/<pid>/docwright-run-…` (src/worker/run-directories.ts).
+ */
+export function runCheckouts(tmp: string): string[] {
+  const root = path.join(tmp, 'docwright-runs');
+  if (!existsSync(root)) return [];
+  return readdirSync(root).flatMap((pid) =>
+    readdirSync(path.join(root, pid))
+      .filter((name) => name.startsWith('docwright-run-'))
+      .map((name) => path.join('docwright-runs', pid, name)),
+  );
 }

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createGitRepository, startTestApp, type TestApp } from '../helpers/app.ts';
+import { temporaryDirectory } from '../helpers/temp.ts';
 
 describe('projects', () => {
   let t: TestApp;
@@ -15,7 +14,7 @@ describe('projects', () => {
 
   test('a bare repository is a valid local project; its default branch is read from HEAD', async () => {
     const source = createGitRepository();
-    const bare = path.join(mkdtempSync(path.join(tmpdir(), 'docwright-bare-')), 'docs.git');
+    const bare = path.join(temporaryDirectory('docwright-bare-'), 'docs.git');
     execFileSync('git', ['clone', '-q', '--bare', source, bare]);
     const project = await t.app.projects.create({ name: 'Bare', repository: bare });
     assert.equal(project.host, 'local');

@@ -36,7 +36,7 @@ describe(`store on ${testDialect}`, () => {
     );
     assert.deepEqual(
       runs.flatMap((r) => r.applied),
-      ['0001_foundation', '0002_operators'],
+      ['0001_foundation', '0002_operators', '0003_webhooks', '0004_dashboard', '0005_usage'],
       'exactly one process applied each',
     );
     const store = await openStore(options);

@@ -9,14 +9,13 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type ScriptedServer, startOpenAIServer, toolCall } from '../doubles/openai-server.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { MINTLIFY_FIXTURE, mintlifyFixtureSkip } from '../helpers/fixtures.ts';
 import { HOST_KINDS, type HostedRepository, startHostedRepository } from '../helpers/hosts.ts';
 import { type ServerProcess, startServerProcess } from '../helpers/process.ts';
-import { firstRun, waitFor } from '../helpers/worker.ts';
+import { firstRun, runCheckouts, waitFor } from '../helpers/worker.ts';
 
-const FIXTURE = path.resolve(import.meta.dirname, '../../../shared/fixtures/mintlify-docs');
-const fixtureMissing = existsSync(FIXTURE)
-  ? false
-  : `fixture ${FIXTURE} is absent: the end-to-end runs on the real Mintlify site are skipped`;
+const FIXTURE = MINTLIFY_FIXTURE;
+const fixtureMissing = mintlifyFixtureSkip('the end-to-end runs on the real Mintlify site');
 
 const MODEL_KEY = 'sk-e2eModelKey0123456789abcdefXYZ';
 const WELCOME =
@@ -112,7 +111,7 @@ async function setUp(
   return { projectId: project.id, key, tmp, serverEnv };
 }
 
-const checkouts = (tmp: string) => readdirSync(tmp).filter((name) => name.startsWith('docwright-run-'));
+const checkouts = runCheckouts;
 
 for (const kind of HOST_KINDS) {
   describe(`end to end on ${kind}: POST → agent → push → one pull request → follow-up`, {
@@ -157,7 +156,20 @@ for (const kind of HOST_KINDS) {
       // The project asks for drafts; on Gitea the request overrides it.
       const draft = kind !== 'gitea';
       const created = await api.create('Say that the site can be shared', draft ? {} : { draft: false });
-      await held.request;
+      // The run reaches the held request, unless it fails first: then say why instead of waiting forever.
+      let arrived = false;
+      void held.request.then(() => {
+        arrived = true;
+      });
+      const first = await waitFor(
+        async () => {
+          if (arrived) return 'held';
+          const job = await api.get(created.id);
+          return job.status === 'active' ? undefined : job;
+        },
+        { timeoutMs: 60_000, message: () => server.output().slice(-4000) },
+      );
+      assert.equal(first, 'held', `the job ended before its pull request: ${JSON.stringify(first)}`);
       const [checkout] = checkouts(ctx.tmp);
       assert.ok(checkout, 'the run works in its own temporary checkout');
       assert.ok(existsSync(path.join(ctx.tmp, checkout, 'docs.json')));

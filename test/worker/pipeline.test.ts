@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -8,7 +8,7 @@ import { createAgentRunner } from '../../src/worker/agent-runner.ts';
 import { Worker } from '../../src/worker/worker.ts';
 import { type ScriptedServer, startOpenAIServer, toolCall } from '../doubles/openai-server.ts';
 import { createGitRepository, type SeededProject, startTestApp, type TestApp } from '../helpers/app.ts';
-import { waitFor } from '../helpers/worker.ts';
+import { runCheckouts, waitFor } from '../helpers/worker.ts';
 
 const git = (dir: string, ...args: string[]) =>
   execFileSync('git', args, { cwd: dir, encoding: 'utf8' }).trim();
@@ -22,7 +22,7 @@ describe('pipeline on a local project: POST → agent edits → commit on a bran
   // Checkouts go to os.tmpdir(); a directory of this test's own shows what a run leaves behind.
   const savedTmpdir = process.env.TMPDIR;
   let runTmp: string;
-  const leftovers = () => readdirSync(runTmp).filter((name) => name.startsWith('docwright-run-'));
+  const leftovers = () => runCheckouts(runTmp);
   before(async () => {
     runTmp = mkdtempSync(path.join(tmpdir(), 'docwright-pipeline-tmp-'));
     process.env.TMPDIR = runTmp;
@@ -87,9 +87,16 @@ describe('pipeline on a local project: POST → agent edits → commit on a bran
       git(repo, 'log', '-1', '--format=%an <%ae>', branch),
       'docwright[bot] <docwright[bot]@users.noreply.github.com>',
     );
+    const runId = (
+      await t.app.store.db
+        .selectFrom('job_runs')
+        .select('id')
+        .where('job_id', '=', id)
+        .executeTakeFirstOrThrow()
+    ).id;
     assert.equal(
       git(repo, 'log', '-1', '--format=%B', branch),
-      'Document the job limits\n\nAdds a Limits page to Start.\n\nGenerated-By: docwright',
+      `Document the job limits\n\nAdds a Limits page to Start.\n\nGenerated-By: docwright\nDocwright-Run: ${runId}`,
     );
     assert.deepEqual(git(repo, 'diff', '--name-only', `main..${branch}`).split('\n'), [
       'docs.json',
@@ -203,5 +210,85 @@ describe('pipeline on a local project: POST → agent edits → commit on a bran
     await waitFor(() => leftovers().length === 0, { message: 'the aborted run left its checkout' });
     assert.equal((await job(id)).status, 'archived');
     assert.equal(git(repo, 'for-each-ref', '--format=%(refname)', 'refs/heads'), before);
+  });
+  test('a project whose docs live in a subfolder: the agent sees only that folder (and the site configs), writes elsewhere are refused, the commit keeps the whole tree', async () => {
+    const mono = mkdtempSync(path.join(tmpdir(), 'docwright-mono-'));
+    // A model of its own: what earlier tests left in the shared script cannot reach this run.
+    const model = await startOpenAIServer();
+    try {
+      const files: Record<string, string> = {
+        'README.md': '# Monorepo\n',
+        'package.json': '{}\n',
+        'src/server.ts': '// The rate limit is 100 jobs per hour.\n',
+        'src/deep/util.ts': 'export const x = 1;\n',
+        'docs/docs.json': `${JSON.stringify({ name: 'Docs', navigation: { groups: [{ group: 'Start', pages: ['index'] }] } })}\n`,
+        'docs/index.mdx': '---\ntitle: Home\n---\n\nThe rate limit is 100 jobs per hour.\n',
+      };
+      for (const [file, content] of Object.entries(files)) {
+        mkdirSync(path.dirname(path.join(mono, file)), { recursive: true });
+        writeFileSync(path.join(mono, file), content);
+      }
+      git(mono, 'init', '-q', '-b', 'main');
+      git(mono, 'add', '-A');
+      git(mono, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'init');
+      const project = await t.app.projects.create({
+        name: 'Monorepo',
+        repository: mono,
+        docsDir: 'docs',
+        openaiCompatibleBaseUrl: model.url,
+        rateLimit: 1000,
+      });
+      model.push(
+        toolCall('list_files', { path: '.' }),
+        toolCall('search', { pattern: 'rate limit' }),
+        toolCall('write_file', { path: 'src/new.ts', content: 'x\n' }),
+        toolCall('write_file', { path: 'docs/limits.mdx', content: '---\ntitle: Limits\n---\n\nLimits.\n' }),
+        toolCall('read_file', { path: 'docs/docs.json' }),
+        toolCall('edit_file', {
+          path: 'docs/docs.json',
+          old_string: '"index"',
+          new_string: '"index","limits"',
+        }),
+        toolCall('finish', { title: 'Add limits', summary: 'Adds a page.' }),
+      );
+      const id = (
+        (await t.app.jobs.create(project.id, { prompt: 'Document the limits' })).body as { id: string }
+      ).id;
+      const done = await waitFor(
+        async () => {
+          const j = await t.app.jobs.get(project.id, id);
+          return j.status === 'active' ? undefined : j;
+        },
+        { timeoutMs: 20_000 },
+      );
+      const events = await t.app.jobs.events(project.id, id, {});
+      assert.equal(done.status, 'completed', JSON.stringify({ error: done.error, events }));
+      const results = events
+        .filter((e) => e.type === 'agent.tool_result')
+        .map((e) => e.data as { tool: string; ok: boolean; output: string });
+      const [listed, searched, outside, inside] = results;
+      assert.match(listed!.output, /docs\/index\.mdx/);
+      assert.match(listed!.output, /README\.md/);
+      assert.doesNotMatch(listed!.output, /^\.git$/m, "the worktree's .git file is not listed");
+      assert.doesNotMatch(listed!.output, /src\//, 'the source folder is not checked out');
+      assert.match(searched!.output, /docs\/index\.mdx:5:/);
+      assert.doesNotMatch(searched!.output, /src\/server\.ts/);
+      assert.equal(outside!.ok, false);
+      assert.match(outside!.output, /limited to the documentation directory "docs\/"/);
+      assert.equal(inside!.ok, true);
+      const branch = done.branch!;
+      assert.deepEqual(git(mono, 'diff', '--name-only', `main..${branch}`).split('\n'), [
+        'docs/docs.json',
+        'docs/limits.mdx',
+      ]);
+      assert.equal(
+        git(mono, 'ls-tree', '-r', '--name-only', branch).split('\n').length,
+        Object.keys(files).length + 1,
+      );
+      assert.ok(existsSync(path.join(t.app.config.mirrors.dir)), 'the run used the mirror cache');
+    } finally {
+      await model.close();
+      rmSync(mono, { recursive: true, force: true });
+    }
   });
 });

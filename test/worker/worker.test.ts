@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createAgentRunner } from '../../src/worker/agent-runner.ts';
 import type { RunnableJob, RunnableRun, Runner } from '../../src/worker/runner.ts';
-import { unavailableAgentRunner } from '../../src/worker/runner.ts';
 import { sweepRuns } from '../../src/worker/sweeper.ts';
 import { Worker } from '../../src/worker/worker.ts';
 import { bearer, type SeededProject, seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
@@ -67,6 +67,13 @@ describe('worker (in process)', () => {
       .where('job_id', '=', jobId)
       .where('seq', '=', seq)
       .executeTakeFirstOrThrow();
+  /** Another worker takes the job's run over, as the sweeper and a rival claim would. */
+  const stealLease = (jobId: string) =>
+    t.app.store.db
+      .updateTable('job_runs')
+      .set({ lease_owner: 'thief' })
+      .where('job_id', '=', jobId)
+      .execute();
   const eventTypes = async (jobId: string) =>
     (await t.app.jobs.events(p.projectId, jobId, {})).map((e) => e.type);
 
@@ -80,14 +87,15 @@ describe('worker (in process)', () => {
   after(() => t.close());
 
   test('a run completes: outcome, usage, transcript; prLink appears when the job ends', async () => {
-    start(async (_job, _run, _signal, emit) => {
+    start(async (_job, _run, _signal, emit, _defer, recordUsage) => {
       await emit('agent.step', { n: 1 });
+      await recordUsage({ inputTokens: 100, outputTokens: 20 });
+      await recordUsage({ inputTokens: 20, outputTokens: 10 });
       return {
         status: 'completed',
         prLink: 'https://example.test/pr/7',
         branch: 'docwright/abc',
         summary: 'Added a page',
-        usage: { inputTokens: 120, outputTokens: 30 },
       };
     });
     const id = await create();
@@ -132,11 +140,11 @@ describe('worker (in process)', () => {
     assert.equal(stopped, true);
   });
 
-  test('the default runner fails at once with model-not-configured when no model is set', async () => {
+  test('the agent runner fails at once with model-not-configured when no model is set', async () => {
     const bare = await startTestApp();
     try {
       const q = await seedProject(bare.app);
-      const worker = new Worker(bare.app, { runner: unavailableAgentRunner, pollMs: 50 });
+      const worker = new Worker(bare.app, { runner: createAgentRunner(bare.app), pollMs: 50 });
       worker.start();
       const id = ((await bare.app.jobs.create(q.projectId, { prompt: 'x' })).body as { id: string }).id;
       const failed = await waitFor(async () => {
@@ -188,7 +196,14 @@ describe('worker (in process)', () => {
     assert.equal((await job(id)).prLink, null, 'null during the follow-up run');
     assert.equal(second.run.prompt, 'second instruction');
     assert.deepEqual(second.run.history, [
-      { seq: 1, prompt: 'first instruction', status: 'succeeded', summary: 'first done', error: null },
+      {
+        seq: 1,
+        prompt: 'first instruction',
+        status: 'succeeded',
+        summary: 'first done',
+        error: null,
+        baseCommit: null,
+      },
     ]);
     second.release({ prLink: null, summary: 'nothing to change' });
     const done = await waitFor(async () => ((await job(id)).status === 'completed' ? job(id) : undefined));
@@ -201,11 +216,7 @@ describe('worker (in process)', () => {
     start(runner);
     const id = await create();
     const call = await waitFor(async () => calls.find((c) => c.job.id === id));
-    await t.app.store.db
-      .updateTable('job_runs')
-      .set({ lease_owner: 'thief' })
-      .where('job_id', '=', id)
-      .execute();
+    await stealLease(id);
     await waitFor(async () => call.signal.aborted, 5_000, 'the run to notice');
     assert.equal(call.signal.reason.reason, 'lease-lost');
     await call.emit('agent.after-loss', {});
@@ -213,6 +224,54 @@ describe('worker (in process)', () => {
     assert.equal((await job(id)).status, 'active', 'the job belongs to the thief now');
     assert.ok(!(await eventTypes(id)).includes('agent.after-loss'));
     assert.equal((await run(id)).lease_owner, 'thief');
+    await t.app.jobs.archive(p.projectId, id);
+  });
+
+  test('the heartbeat alone aborts a run whose lease was taken (no cancellation check, no event written)', async () => {
+    const { runner, calls } = controllableRunner();
+    // The lease check that runs with the heartbeat (every 100 ms here) is the only one left:
+    // the cancellation check is an hour away and the runner writes no event.
+    start(runner, { leaseMs: 300, cancelCheckMs: 3_600_000 });
+    const id = await create('a run whose lease is taken');
+    const call = await waitFor(async () => calls.find((c) => c.job.id === id));
+    await stealLease(id);
+    try {
+      await waitFor(async () => call.signal.aborted, 2_000, 'the heartbeat to notice the lost lease');
+      assert.equal(call.signal.reason.reason, 'lease-lost');
+      assert.equal((await job(id)).status, 'active', 'the job belongs to the thief now');
+    } finally {
+      await t.app.jobs.archive(p.projectId, id);
+    }
+  });
+
+  test('an outcome reached after the lease was lost is discarded: the job stays with the new holder', async () => {
+    // The lease goes in the moment between the runner's answer and finishRun: no check runs in
+    // between, so only finishRun's own guard stands between the outcome and the job.
+    start(
+      async (job, run) => {
+        await t.app.store.db
+          .updateTable('job_runs')
+          .set({ lease_owner: 'thief' })
+          .where('id', '=', run.id)
+          .execute();
+        return {
+          status: 'completed',
+          prLink: 'https://example.test/pr/late',
+          branch: 'late',
+          summary: `late ${job.id}`,
+        };
+      },
+      { cancelCheckMs: 3_600_000, leaseMs: 3_600_000 },
+    );
+    const id = await create('an outcome that comes too late');
+    await waitFor(async () => (await run(id)).lease_owner === 'thief');
+    await sleep(200);
+    const after = await job(id);
+    assert.equal(after.status, 'active');
+    assert.equal(after.prLink, null);
+    assert.equal(after.summary, null);
+    assert.ok(!(await eventTypes(id)).includes('job.completed'));
+    assert.equal((await run(id)).status, 'running');
     await t.app.jobs.archive(p.projectId, id);
   });
 
@@ -255,7 +314,12 @@ describe('worker (in process)', () => {
         })
         .where('job_id', '=', id)
         .execute();
-    const options = () => ({ now: new Date(), maxAttempts: 2, jobTimeLimitMs: 3_600_000 });
+    const options = () => ({
+      now: new Date(),
+      maxAttempts: 2,
+      jobTimeLimitMs: 3_600_000,
+      queueTimeLimitMs: 3_600_000,
+    });
     await expireLease(1);
     assert.deepEqual((await sweepRuns(t.app.store.db, options())).requeued.length, 1);
     assert.equal((await run(id)).status, 'queued');
@@ -266,17 +330,57 @@ describe('worker (in process)', () => {
     assert.equal(lost.status, 'failed');
     assert.equal(lost.error?.code, 'worker-lost');
 
-    const overdue = await create();
-    const later = new Date(Date.now() + 21 * 60_000);
-    const swept = await sweepRuns(t.app.store.db, {
-      now: later,
-      maxAttempts: 3,
-      jobTimeLimitMs: 20 * 60_000,
-    });
-    assert.ok(swept.timedOut.length >= 1);
-    const timedOut = await job(overdue);
+    // The time limit counts from when a run started; a wait in the queue has its own bound.
+    const minutes = (n: number) => new Date(Date.now() + n * 60_000);
+    const limits = { maxAttempts: 3, jobTimeLimitMs: 20 * 60_000, queueTimeLimitMs: 60 * 60_000 };
+    const waiting = await create('waits in the queue');
+    const late = await create('starts after a long wait');
+    await t.app.store.db
+      .updateTable('job_runs')
+      .set({
+        status: 'running',
+        attempts: 1,
+        lease_owner: 'slow-worker',
+        lease_expires_at: minutes(600).toISOString(),
+        started_at: minutes(50).toISOString(),
+      })
+      .where('job_id', '=', late)
+      .execute();
+    const atSixtyFive = await sweepRuns(t.app.store.db, { now: minutes(65), ...limits });
+    assert.deepEqual(atSixtyFive.timedOut, [], 'started 15 min ago: within the limit, whatever its wait');
+    assert.equal((await job(late)).status, 'active');
+    assert.equal((await job(waiting)).status, 'failed', 'never started within 60 min');
+    assert.equal((await job(waiting)).error?.code, 'queue-time-limit-exceeded');
+    assert.match((await job(waiting)).error?.message ?? '', /DOCWRIGHT_QUEUE_TIME_LIMIT_MINUTES/);
+    const atSeventyOne = await sweepRuns(t.app.store.db, { now: minutes(71), ...limits });
+    assert.equal(atSeventyOne.timedOut.length, 1);
+    const timedOut = await job(late);
     assert.equal(timedOut.status, 'failed');
     assert.equal(timedOut.error?.code, 'time-limit-exceeded');
+  });
+
+  test('a job waiting behind the per-project cap is not charged for its wait', async () => {
+    let release!: () => void;
+    const holding = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    start(
+      async (job, run) => {
+        if (run.prompt === 'holds the slot') await holding;
+        return { status: 'completed', prLink: null, branch: null, summary: `did ${job.id}` };
+      },
+      { projectConcurrency: 1, jobTimeLimitMs: 400 },
+    );
+    const first = await create('holds the slot');
+    const second = await create('waits for the slot');
+    await sleep(700);
+    assert.equal((await run(second)).status, 'queued', 'the project’s one slot is taken');
+    release();
+    const done = await waitFor(async () =>
+      (await job(second)).status !== 'active' ? job(second) : undefined,
+    );
+    assert.equal(done.status, 'completed', JSON.stringify(done.error));
+    assert.equal((await job(first)).status, 'failed', 'the first ran past its 400 ms');
   });
 
   test('a run still going at the time limit is aborted by its worker', async () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AgentTool } from '../types.ts';
+import type { AgentTool } from './tool.ts';
 
 const parameters = z.object({
   path: z.string().describe('File to delete, relative to the repository root.'),

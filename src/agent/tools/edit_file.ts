@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { type AgentTool, ToolError } from '../types.ts';
-import { decodeText, lineAt, numbered, plural, splitLines } from './shared.ts';
+import { ToolError } from '../types.ts';
+import { decodeText, lineAt, linesAt, numbered, plural, splitLines } from './shared.ts';
+import type { AgentTool } from './tool.ts';
 
 const parameters = z.object({
   path: z.string().describe('File to edit, relative to the repository root. Read it with read_file first.'),
@@ -49,11 +50,20 @@ export const editFile: AgentTool<z.infer<typeof parameters>> = {
     if (found === null) throw new ToolError(notFoundMessage(relative, content, old_string));
     const { matches, replacement, note } = found;
     if (matches.length > 1 && !replace_all) {
-      const lines = matches.map((m) => lineAt(content, m.start));
+      const lines = linesAt(
+        content,
+        matches.slice(0, 51).map((m) => m.start),
+      );
       throw new ToolError(
-        `old_string occurs ${matches.length} times in ${relative}, at lines ${listNumbers(lines)}. Include more surrounding lines to make it unique, or set replace_all to true to replace every occurrence.`,
+        `old_string occurs ${matches.length} times in ${relative}, at lines ${listNumbers(lines, matches.length)}. Include more surrounding lines to make it unique, or set replace_all to true to replace every occurrence.`,
       );
     }
+    // The size is known before the new content is built: a replace_all that would grow the file
+    // past its cap is refused without ever holding the oversized text.
+    let replacedBytes = 0;
+    for (const m of matches) replacedBytes += Buffer.byteLength(content.slice(m.start, m.end));
+    const charge = Buffer.byteLength(replacement) * matches.length;
+    workspace.locate(relative, { write: true, bytes: file.bytes.length - replacedBytes + charge, charge });
     const parts: string[] = [];
     let previous = 0;
     for (const m of matches) {
@@ -62,7 +72,7 @@ export const editFile: AgentTool<z.infer<typeof parameters>> = {
     }
     parts.push(content.slice(previous));
     const updated = parts.join('');
-    workspace.writeFile(relative, updated, Buffer.byteLength(replacement) * matches.length);
+    workspace.writeFile(relative, updated, charge);
 
     const firstLine = lineAt(updated, matches[0]!.start);
     const summary = `Edited ${relative}: replaced ${plural(matches.length, 'occurrence')}${note ? ` (${note})` : ''}.`;
@@ -248,9 +258,9 @@ export function similarity(a: string, b: string): number {
   return (2 * shared) / (a.length - 1 + b.length - 1);
 }
 
-function listNumbers(numbers: number[]): string {
+function listNumbers(numbers: number[], total: number): string {
   const shown = numbers.slice(0, 50).join(', ');
-  return numbers.length > 50 ? `${shown} and ${numbers.length - 50} more` : shown;
+  return total > 50 ? `${shown} and ${total - 50} more` : shown;
 }
 
 /** The edited region with two lines of context, numbered like read_file. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AgentTool } from '../types.ts';
+import type { AgentTool } from './tool.ts';
 
 /** Longest title finish accepts (it becomes a commit subject). */
 export const MAX_TITLE_CHARS = 100;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { AgentTool } from '../types.ts';
 import { globFilter } from './shared.ts';
+import type { AgentTool } from './tool.ts';
 
 /** Most paths list_files shows at once. */
 export const MAX_LIST_ENTRIES = 1000;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AgentTool } from '../types.ts';
+import type { AgentTool } from './tool.ts';
 
 const parameters = z.object({
   from: z.string().describe('Existing file to move, relative to the repository root.'),

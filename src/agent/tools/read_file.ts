@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { type AgentTool, ToolError } from '../types.ts';
+import { ToolError } from '../types.ts';
 import { cutLine, decodeText, MAX_LINE_CHARS, MAX_OUTPUT_BYTES, numbered, splitLines } from './shared.ts';
+import type { AgentTool } from './tool.ts';
 
 /** Lines read_file shows when no limit is given. */
 export const DEFAULT_READ_LINES = 2000;

@@ -1,10 +1,12 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
-import vm from 'node:vm';
+import { RE2JS } from 're2js';
 import { z } from 'zod';
-import { type AgentTool, ToolError } from '../types.ts';
-import { formatBytes } from '../workspace.ts';
-import { globFilter, isBinary, plural } from './shared.ts';
+import { checkDeadline } from '../deadline.ts';
+import { formatBytes } from '../format.ts';
+import { ToolError } from '../types.ts';
+import { globFilter, isBinary, plural, splitLines } from './shared.ts';
+import type { AgentTool } from './tool.ts';
 
 /** Most matching lines search shows. */
 export const MAX_SEARCH_MATCHES = 200;
@@ -16,7 +18,7 @@ const parameters = z.object({
     .string()
     .min(1)
     .describe(
-      'JavaScript regular expression matched against each line, e.g. "api[_-]key" or "^## ". Escape special characters (\\\\. \\\\( \\\\[) to match them literally.',
+      'Regular expression (RE2 syntax) matched against each line, e.g. "api[_-]key" or "^## ". Escape special characters (\\\\. \\\\( \\\\[) to match them literally.',
     ),
   path: z
     .string()
@@ -33,137 +35,109 @@ const parameters = z.object({
   ignore_case: z.boolean().optional().describe('Match without regard to case. Default: false.'),
 });
 
-/** How long the matching may run before it is stopped (a pattern that backtracks catastrophically). */
-export const SEARCH_TIMEOUT_MS = 5000;
-
 type Parameters = z.infer<typeof parameters>;
 
-/** The search tool; `timeoutMs` bounds the regular-expression matching. */
-export function createSearchTool(timeoutMs = SEARCH_TIMEOUT_MS): AgentTool<Parameters> {
-  return {
-    name: 'search',
-    description: `Search file contents with a regular expression, line by line. Returns matching lines as "path:line: text", sorted by path then line, at most ${MAX_SEARCH_MATCHES}, with a count of the rest. Skips binary files, .git, node_modules and files ignored by .gitignore. Use it to find every page that mentions something before editing.`,
-    parameters,
-    async execute({ pattern, path: dir = '.', glob, ignore_case = false }, { workspace }) {
-      const regex = compile(pattern, ignore_case);
-      const base = workspace.locate(dir).relative;
-      const walked = workspace.walk(base);
-      const wanted = glob ? globFilter(glob, base) : null;
-      const max = workspace.limits.maxFileBytes;
-      const files: string[] = [];
-      const texts: string[] = [];
-      let tooLarge = 0;
-      for (const file of walked.files) {
-        if (wanted && !wanted(file)) continue;
-        const bytes = readUpTo(path.join(workspace.root, file), max);
-        if (bytes === null) continue;
-        if (bytes === 'too-large') {
-          tooLarge++;
-          continue;
-        }
-        if (isBinary(bytes)) continue;
-        const text = bytes.toString('utf8');
-        files.push(file);
-        texts.push(text.includes('\r') ? text.split('\r\n').join('\n') : text);
-      }
-      const input: ScanInput = {
-        texts,
-        source: regex.source,
-        flags: regex.flags,
-        // Without lookarounds, a line matches only if the whole (LF) text does: test each file once first.
-        prefilter: !/\(\?<?[=!]/.test(pattern),
-        max: MAX_SEARCH_MATCHES,
-      };
-      let result: ScanOutput;
-      try {
-        result = SCAN.runInContext(vm.createContext({ input }), { timeout: timeoutMs }) as ScanOutput;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw error;
-        throw new ToolError(
-          `The search was stopped after ${timeoutMs / 1000} s: the pattern probably backtracks catastrophically (nested quantifiers such as (a+)+ or (.*)*). Simplify the pattern, or narrow the search with path or glob.`,
-        );
-      }
-      const { hits, total, filesMatched } = result;
-      const shown = hits.map(([index, line, text]) => `${files[index]}:${line}: ${cut(text)}`);
-      const notes: string[] = [];
-      if (tooLarge > 0) notes.push(`(${plural(tooLarge, 'file')} over ${formatBytes(max)} not searched.)`);
-      if (walked.truncated) notes.push('(The file walk stopped early; narrow with path/glob.)');
-      if (total === 0) {
-        const where = base === '.' ? '' : ` under "${base}"`;
-        const filter = glob ? ` in files matching "${glob}"` : '';
-        return [`No matches for /${pattern}/${ignore_case ? 'i' : ''}${where}${filter}.`, ...notes].join(
-          '\n',
-        );
-      }
-      if (total > shown.length) {
-        shown.push(
-          `… ${total - shown.length} more matches (${total} in ${plural(filesMatched, 'file')}); narrow with path, glob or a more specific pattern.`,
-        );
-      }
-      return [...shown, ...notes].join('\n');
-    },
-  };
-}
+/** Longest pattern accepted (RE2 programs grow with it). */
+const MAX_PATTERN_CHARS = 1_000;
+/** Most bytes one search reads; past it the search stops and says so. */
+const MAX_SEARCH_BYTES = 64 * 1024 * 1024;
 
-export const search = createSearchTool();
-
-interface ScanInput {
-  texts: string[];
-  source: string;
-  flags: string;
-  prefilter: boolean;
-  max: number;
-}
-
-interface ScanOutput {
-  /** [index in texts, 1-based line, line text], the first `max`. */
-  hits: [number, number, string][];
-  total: number;
-  filesMatched: number;
-}
+export const search: AgentTool<Parameters> = {
+  name: 'search',
+  description: `Search file contents with a regular expression (RE2 syntax: like JavaScript's, without lookarounds or backreferences; (?i) works), line by line. Returns matching lines as "path:line: text", sorted by path then line, at most ${MAX_SEARCH_MATCHES}, with a count of the rest. Skips binary files, .git, node_modules and files ignored by .gitignore. Use it to find every page that mentions something before editing.`,
+  parameters,
+  async execute({ pattern, path: dir = '.', glob, ignore_case = false }, { workspace, deadline }) {
+    const regex = compile(pattern, ignore_case);
+    const base = workspace.locate(dir).relative;
+    const walked = workspace.walk(base, { deadline });
+    const wanted = glob ? globFilter(glob, base) : null;
+    const max = workspace.limits.maxFileBytes;
+    const shown: string[] = [];
+    let total = 0;
+    let filesMatched = 0;
+    let tooLarge = 0;
+    let budget = MAX_SEARCH_BYTES;
+    let stoppedAt: string | undefined;
+    for (const file of walked.files) {
+      if (wanted && !wanted(file)) continue;
+      checkDeadline(deadline);
+      if (budget <= 0) {
+        stoppedAt = file;
+        break;
+      }
+      const bytes = readUpTo(path.join(workspace.root, file), max);
+      if (bytes === null) continue;
+      if (bytes === 'too-large') {
+        tooLarge++;
+        continue;
+      }
+      budget -= bytes.length;
+      if (isBinary(bytes)) continue;
+      const raw = bytes.toString('utf8');
+      const text = raw.includes('\r') ? raw.split('\r\n').join('\n') : raw;
+      // One pass of the automaton over the whole file first: most files do not match at all.
+      if (!regex.test(text)) continue;
+      const lines = splitLines(text);
+      let matched = false;
+      for (let i = 0; i < lines.length; i++) {
+        if (!regex.test(lines[i]!)) continue;
+        matched = true;
+        total++;
+        if (shown.length < MAX_SEARCH_MATCHES) shown.push(`${file}:${i + 1}: ${cut(lines[i]!)}`);
+      }
+      if (matched) filesMatched++;
+    }
+    const notes: string[] = [];
+    if (tooLarge > 0) notes.push(`(${plural(tooLarge, 'file')} over ${formatBytes(max)} not searched.)`);
+    if (walked.truncated) notes.push('(The file walk stopped early; narrow with path/glob.)');
+    if (stoppedAt !== undefined) {
+      notes.push(
+        `(The search stopped at ${stoppedAt} after reading ${formatBytes(MAX_SEARCH_BYTES)}; narrow it with path or glob.)`,
+      );
+    }
+    if (total === 0) {
+      const where = base === '.' ? '' : ` under "${base}"`;
+      const filter = glob ? ` in files matching "${glob}"` : '';
+      return [`No matches for /${pattern}/${ignore_case ? 'i' : ''}${where}${filter}.`, ...notes].join('\n');
+    }
+    if (total > shown.length) {
+      shown.push(
+        `… ${total - shown.length} more matches (${total} in ${plural(filesMatched, 'file')}); narrow with path, glob or a more specific pattern.`,
+      );
+    }
+    return [...shown, ...notes].join('\n');
+  },
+};
 
 /**
- * The matching loop. It runs in a V8 context with a timeout (vm), so a
- * pattern that backtracks catastrophically is stopped instead of blocking the
- * process; it therefore uses nothing from this module's scope.
+ * Compiles the model's pattern for re2js, whose matching takes time linear in the text (no
+ * pattern can backtrack catastrophically). JavaScript's \uXXXX and \u{…} escapes become RE2's
+ * \x{…}; what RE2 cannot do (lookarounds, backreferences) is refused with a way forward.
  */
-function scan(input: ScanInput): ScanOutput {
-  const regex = new RegExp(input.source, input.flags);
-  const hits: [number, number, string][] = [];
-  let total = 0;
-  let filesMatched = 0;
-  for (let f = 0; f < input.texts.length; f++) {
-    const text = input.texts[f] as string;
-    if (input.prefilter && !regex.test(text)) continue;
-    const lines = text.split('\n');
-    let matched = false;
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i] as string;
-      if (!regex.test(line)) continue;
-      matched = true;
-      total++;
-      if (hits.length < input.max) hits.push([f, i + 1, line]);
-    }
-    if (matched) filesMatched++;
+function compile(pattern: string, ignoreCase: boolean): RE2JS {
+  if (pattern.length > MAX_PATTERN_CHARS) {
+    throw new ToolError(
+      `The pattern is ${pattern.length} characters long; at most ${MAX_PATTERN_CHARS} are accepted.`,
+    );
   }
-  return { hits, total, filesMatched };
-}
-
-const SCAN = new vm.Script(`(${scan.toString()})(input)`, { filename: 'docwright-search-scan.js' });
-
-function compile(pattern: string, ignoreCase: boolean): RegExp {
-  const flags = ignoreCase ? 'im' : 'm';
+  const source = pattern.replace(
+    /(?<!\\)((?:\\\\)*)\\u(?:\{([0-9A-Fa-f]{1,6})\}|([0-9A-Fa-f]{4}))/g,
+    '$1\\x{$2$3}',
+  );
+  const flags = RE2JS.MULTILINE | (ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
   try {
-    return new RegExp(pattern, `${flags}u`);
-  } catch {
-    try {
-      return new RegExp(pattern, flags);
-    } catch (error) {
-      const hint = /^\(\?[a-z]+\)/.test(pattern)
-        ? ' JavaScript has no inline flags such as (?i): set ignore_case to true instead.'
-        : ' The pattern is a JavaScript regular expression.';
-      throw new ToolError(`${(error as Error).message}.${hint}`);
-    }
+    return RE2JS.compile(source, flags);
+  } catch (error) {
+    // re2js reports the expression with the flags it added, e.g. `(?m)(unclosed`.
+    const reason = (error as Error).message.replace(/^error parsing regexp: /, '').replace(/`\(\?i?m\)/, '`');
+    const hint = /\(\?<?[=!]/.test(pattern)
+      ? ' Lookarounds are not supported: search for the text itself, or run two searches.'
+      : /\\[1-9]/.test(pattern)
+        ? ' Backreferences are not supported.'
+        : '';
+    throw new ToolError(
+      `Invalid regular expression /${pattern}/: ${reason}.${hint} The pattern uses RE2 syntax.`,
+    );
   }
 }
 

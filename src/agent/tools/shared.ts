@@ -1,7 +1,7 @@
 /** Helpers shared by the agent's tools: text decoding, line handling, globs, bounds. */
 import { isUtf8 } from 'node:buffer';
 import path from 'node:path';
-import picomatch from 'picomatch';
+import { compileGlob, GlobSyntaxError } from '../../glob.ts';
 import { ToolError } from '../types.ts';
 
 /** Longest line read_file shows before cutting it. */
@@ -56,6 +56,21 @@ export function lineAt(text: string, index: number): number {
   return line;
 }
 
+/** 1-based line numbers of the characters at `indexes` (ascending), in one pass over the text. */
+export function linesAt(text: string, indexes: number[]): number[] {
+  const lines: number[] = [];
+  let line = 1;
+  let newline = text.indexOf('\n');
+  for (const index of indexes) {
+    while (newline !== -1 && newline < index) {
+      line++;
+      newline = text.indexOf('\n', newline + 1);
+    }
+    lines.push(line);
+  }
+  return lines;
+}
+
 /**
  * A predicate over repository-relative paths for a model-supplied glob. The
  * glob is matched against the path relative to `base`; a glob without a `/`
@@ -64,9 +79,10 @@ export function lineAt(text: string, index: number): number {
 export function globFilter(glob: string, base: string): (relative: string) => boolean {
   let match: (p: string) => boolean;
   try {
-    match = picomatch(glob, { dot: true });
+    match = compileGlob(glob, { dot: true });
   } catch (error) {
-    throw new ToolError(`Invalid glob "${glob}": ${(error as Error).message}`);
+    if (error instanceof GlobSyntaxError) throw new ToolError(`${upperFirst(error.message)}.`);
+    throw error;
   }
   const prefix = base === '.' ? '' : `${base}/`;
   const byName = !glob.includes('/');
@@ -75,6 +91,8 @@ export function globFilter(glob: string, base: string): (relative: string) => bo
     return match(byName ? path.posix.basename(local) : local);
   };
 }
+
+const upperFirst = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 export const plural = (n: number, word: string, words = `${word}s`): string =>
   `${n} ${n === 1 ? word : words}`;

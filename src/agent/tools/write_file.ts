@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { AgentTool } from '../types.ts';
-import { formatBytes } from '../workspace.ts';
+import { formatBytes } from '../format.ts';
 import { plural, splitLines } from './shared.ts';
+import type { AgentTool } from './tool.ts';
 
 const parameters = z.object({
   path: z

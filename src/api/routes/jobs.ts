@@ -4,14 +4,14 @@ import { DocwrightError } from '../../errors.ts';
 import { type IdempotentRequest, requestFingerprint } from '../../jobs/idempotency.ts';
 import type { WorkResult } from '../../jobs/jobs.ts';
 import { authorizeProject } from '../auth.ts';
+import { streamJobEvents, wantsEventStream } from '../job-events-stream.ts';
 import { setRateLimitHeaders } from '../rate-limit-headers.ts';
-import { streamJobEvents, wantsEventStream } from '../sse.ts';
 
 type ProjectParams = { Params: { projectId: string } };
 type JobParams = { Params: { projectId: string; id: string } };
 
 /** `Idempotency-Key` plus what identifies the request, or undefined without the header. */
-function idempotencyOf(request: FastifyRequest): IdempotentRequest | undefined {
+export function idempotencyOf(request: FastifyRequest): IdempotentRequest | undefined {
   const key = request.headers['idempotency-key'];
   if (key === undefined) return undefined;
   if (typeof key !== 'string' || !/^[\x21-\x7e]{1,255}$/.test(key)) {
@@ -68,16 +68,29 @@ export function registerJobRoutes(server: FastifyInstance, app: App): void {
   );
 
   server.get<JobParams>(
+    '/v2/agent/:projectId/job/:id/diff',
+    { onRequest: authorize },
+    async (request, reply) => {
+      const diff = await app.jobs.diff(request.params.projectId, request.params.id);
+      return reply.type('text/x-diff; charset=utf-8').send(diff.diff);
+    },
+  );
+
+  server.get<JobParams>(
     '/v2/agent/:projectId/job/:id/events',
     { onRequest: authorize },
     async (request, reply) => {
       const { projectId, id } = request.params;
-      const events = await app.jobs.events(projectId, id, request.query);
-      if (!wantsEventStream(request)) return { events };
+      const streaming = wantsEventStream(request);
+      // A stream checks the query and the job without reading (and parsing) a page of transcript.
+      const query = streaming ? { ...(request.query as object), limit: '1' } : request.query;
+      const events = await app.jobs.events(projectId, id, query);
+      if (!streaming) return { events };
       const after = (request.query as { after?: string }).after;
       return streamJobEvents(request, reply, app, {
         jobId: id,
         after: after === undefined ? undefined : Number(after),
+        owner: `key:${request.principal!.keyId}`,
       });
     },
   );

@@ -22,16 +22,30 @@ export function registerMetaRoutes(server: FastifyInstance, app: App, version: s
   /** Liveness: the process answers. */
   server.get('/healthz', async () => ({ status: 'ok' }));
 
-  /** Readiness: the database answers too. */
+  /**
+   * Readiness: the database answers and accepts writes. A change either way is logged once, with
+   * what is wrong and which database; the response says only that the database is unavailable.
+   */
+  let unready: string | undefined;
   server.get('/readyz', async () => {
     try {
       await app.store.ping();
+      await app.store.checkWritable();
     } catch (cause) {
+      const reason =
+        cause instanceof DocwrightError
+          ? cause.message
+          : `the database ${app.store.location} does not answer`;
+      if (reason !== unready)
+        app.logger.error({ err: cause, database: app.store.location }, `not ready: ${reason}`);
+      unready = reason;
       throw new DocwrightError('service-unavailable', 'the database is unavailable', {
         retryAfter: 5,
         cause,
       });
     }
+    if (unready !== undefined) app.logger.info({ database: app.store.location }, 'ready again');
+    unready = undefined;
     return { status: 'ready' };
   });
 }

@@ -4,19 +4,20 @@
  * mapping of failures to stable `HostError` codes, and the parsing of
  * repository URLs.
  */
-import type { ProjectView } from '../../projects/projects.ts';
+import type { Redact } from '../../redact.ts';
+import { sleep } from '../../retry.ts';
 import {
   type AccessReport,
   type CodeHost,
   HostError,
   type HostErrorCode,
+  type HostProject,
   type PullRequest,
   type PullRequestInput,
 } from './host.ts';
-import { DEFAULT_RETRY, HttpFailure, hintedDelayMs, type RetryPolicy, redact, sleep } from './http.ts';
+import { DEFAULT_RETRY, HttpFailure, hintedDelayMs, type RetryPolicy } from './http.ts';
 
-/** The project fields a host needs. */
-export type HostProject = Pick<ProjectView, 'host' | 'repository' | 'apiUrl'>;
+export type { HostProject };
 
 export interface HostOptions {
   /** The fetch the host's HTTP client uses (tests, proxies). */
@@ -63,13 +64,14 @@ export interface FailureContext {
   notFound: HostErrorCode;
   /** Said after a 404. */
   notFoundMessage?: string;
-  secrets: Iterable<string | undefined>;
+  /** Removes the host's secrets from what the error says. */
+  redact: Redact;
 }
 
 /** The stable error for a failure; never carries a secret, nor the HTTP client's request. */
 export function toHostError(error: unknown, context: FailureContext): HostError {
   if (error instanceof HostError) return error;
-  const clean = (text: string) => redact(text, context.secrets);
+  const clean = context.redact;
   if (!(error instanceof HttpFailure)) {
     const message = error instanceof Error ? error.message : String(error);
     return new HostError(
@@ -183,13 +185,13 @@ export function hostFailures(options: {
   host: string;
   /** e.g. `octo/docs`. */
   repository: string;
-  secrets: Iterable<string | undefined>;
+  redact: Redact;
   /** What the host calls a pull request. */
   noun: 'pull request' | 'merge request';
   /** Said after a 404 for the repository (default: `<repository> does not exist or these credentials cannot see it`). */
   missing?: string;
 }) {
-  const { host, repository, secrets, noun } = options;
+  const { host, repository, redact, noun } = options;
   // Hosts answer 404, not 403, for a private repository the credentials may not see: a 404 cannot tell the two apart.
   const missing = options.missing ?? `${repository} does not exist or these credentials cannot see it`;
   const context = (
@@ -197,7 +199,7 @@ export function hostFailures(options: {
     fallback: HostErrorCode,
     notFound: HostErrorCode,
     notFoundMessage?: string,
-  ): FailureContext => ({ host, action, fallback, notFound, notFoundMessage, secrets });
+  ): FailureContext => ({ host, action, fallback, notFound, notFoundMessage, redact });
 
   return {
     context,

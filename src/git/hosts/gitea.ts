@@ -2,7 +2,7 @@
  * Gitea and Forgejo (the same API, `/api/v1`) over fetch: no client library
  * covers both, and the handful of endpoints needed are plain JSON.
  */
-import type { ProjectSecrets } from '../../projects/projects.ts';
+import { createRedactor } from '../../redact.ts';
 import {
   type ApiCodeHost,
   type GitCredentials,
@@ -17,8 +17,8 @@ import {
   toHostError,
   trimSlash,
 } from './common.ts';
-import type { PullRequestInput } from './host.ts';
-import { type Answer, HttpFailure, sendJson, withRetry } from './http.ts';
+import type { HostCredentials, PullRequestInput } from './host.ts';
+import { HttpFailure, jsonApi } from './http.ts';
 
 /** Gitea ignores the user name when the password is an access token; any name works. */
 export const GITEA_GIT_USERNAME = 'docwright';
@@ -58,7 +58,7 @@ interface Repository {
 
 export function createGiteaHost(
   project: Pick<HostProject, 'repository' | 'apiUrl'>,
-  secrets: ProjectSecrets,
+  secrets: HostCredentials,
   options: HostOptions = {},
 ): ApiCodeHost {
   const remote = parseRemoteRepository(project.repository);
@@ -67,44 +67,23 @@ export function createGiteaHost(
   const apiBase = giteaApiBase(project);
   const hostName = `Gitea (${new URL(apiBase).host})`;
   const policy = retryPolicy(options);
-  const fetchImpl = options.fetch ?? globalThis.fetch;
-  const secretValues = [secrets.token];
+  const redact = createRedactor([secrets.token]);
   const repoPath = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`;
 
   const failures = hostFailures({
     host: hostName,
     repository: fullName,
-    secrets: secretValues,
+    redact,
     noun: 'pull request',
   });
 
-  function request(
-    method: string,
-    path: string,
-    init: { query?: Record<string, string | number>; body?: unknown; signal?: AbortSignal | undefined } = {},
-  ): Promise<Answer> {
-    const url = new URL(`${apiBase}${path}`);
-    for (const [name, value] of Object.entries(init.query ?? {})) url.searchParams.set(name, String(value));
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (secrets.token) headers.authorization = `token ${secrets.token}`;
-    if (init.body !== undefined) headers['content-type'] = 'application/json';
-    const body = init.body === undefined ? undefined : JSON.stringify(init.body);
-    return withRetry(
-      () =>
-        sendJson(
-          fetchImpl,
-          url,
-          { method, headers, body },
-          {
-            signal: init.signal,
-            timeoutMs: policy.timeoutMs,
-            secrets: secretValues,
-          },
-        ),
-      policy,
-      init.signal,
-    );
-  }
+  const request = jsonApi({
+    base: apiBase,
+    headers: secrets.token ? { authorization: `token ${secrets.token}` } : {},
+    fetch: options.fetch ?? globalThis.fetch,
+    policy,
+    redact,
+  });
 
   /** Every page of a list endpoint (bounded). */
   async function list<T>(path: string, query: Record<string, string | number>, signal?: AbortSignal) {

@@ -5,8 +5,7 @@
  */
 import { createAppAuth } from '@octokit/auth-app';
 import { Octokit } from '@octokit/rest';
-import type { ProjectSecrets } from '../../projects/projects.ts';
-import { processSecrets } from '../../redact.ts';
+import { processSecrets, type Redact, SecretRegistry } from '../../redact.ts';
 import {
   type ApiCodeHost,
   type GitCredentials,
@@ -21,8 +20,8 @@ import {
   toHostError,
   trimSlash,
 } from './common.ts';
-import { HostError, type PullRequestInput } from './host.ts';
-import { apiMessage, HttpFailure, redact, withRetry, withTimeout } from './http.ts';
+import { type HostCredentials, HostError, type PullRequestInput } from './host.ts';
+import { apiMessage, HttpFailure, withRetry, withTimeout } from './http.ts';
 
 /** The user name git sends with a token (personal or installation) over HTTPS. */
 export const GITHUB_GIT_USERNAME = 'x-access-token';
@@ -58,12 +57,12 @@ const isOctokitError = (error: unknown): error is OctokitError =>
   error instanceof Error && typeof (error as { status?: unknown }).status === 'number';
 
 /** An Octokit failure as an `HttpFailure`, or the caller's abort. */
-function toFailure(error: unknown, secrets: Iterable<string | undefined>, timeout?: AbortSignal): unknown {
+function toFailure(error: unknown, redact: Redact, timeout?: AbortSignal): unknown {
   if (error instanceof HttpFailure || !isOctokitError(error)) return error;
   const response = error.response;
   if (!response) {
     const reason = timeout?.aborted ? 'no answer in time' : error.message;
-    return new HttpFailure(undefined, redact(reason, secrets));
+    return new HttpFailure(undefined, redact(reason));
   }
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(response.headers)) {
@@ -75,7 +74,7 @@ function toFailure(error: unknown, secrets: Iterable<string | undefined>, timeou
     (headers['x-ratelimit-remaining'] === '0' ||
       headers['retry-after'] !== undefined ||
       /rate limit/i.test(message));
-  return new HttpFailure(error.status, redact(message || error.message, secrets), {
+  return new HttpFailure(error.status, redact(message || error.message), {
     headers,
     body: response.data,
     rateLimited,
@@ -94,7 +93,7 @@ function isBranchProblem(failure: HttpFailure): boolean {
 
 export function createGitHubHost(
   project: Pick<HostProject, 'repository' | 'apiUrl'>,
-  secrets: ProjectSecrets,
+  secrets: HostCredentials,
   options: HostOptions = {},
 ): ApiCodeHost {
   const remote = parseRemoteRepository(project.repository);
@@ -105,7 +104,10 @@ export function createGitHubHost(
   const policy = retryPolicy(options);
   const clock = options.now ?? Date.now;
   const requestDefaults = options.fetch ? { fetch: options.fetch } : {};
-  const secretValues = new Set<string | undefined>([secrets.token, secrets.githubPrivateKey]);
+  // A registry rather than a fixed redactor: installation tokens join it as they are minted.
+  const known = new SecretRegistry();
+  known.add(secrets.token, secrets.githubPrivateKey);
+  const redact = known.redact;
 
   const app =
     secrets.githubAppId && secrets.githubPrivateKey && secrets.githubInstallationId
@@ -121,7 +123,7 @@ export function createGitHubHost(
   const failures = hostFailures({
     host: hostName,
     repository: fullName,
-    secrets: secretValues,
+    redact,
     noun: 'pull request',
   });
   const { context } = failures;
@@ -139,7 +141,7 @@ export function createGitHubHost(
       return await run({ signal: bounded.signal });
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      throw toFailure(error, secretValues, bounded.timeout);
+      throw toFailure(error, redact, bounded.timeout);
     }
   }
 
@@ -166,7 +168,7 @@ export function createGitHubHost(
         policy,
         signal,
       );
-      secretValues.add(result.token);
+      known.add(result.token);
       // Minted, never stored: the logger can only know it from here.
       processSecrets.add(result.token);
       const now = clock();
@@ -184,7 +186,7 @@ export function createGitHubHost(
         const message = error instanceof Error ? error.message : String(error);
         throw new HostError(
           'host-auth-failed',
-          redact(`the GitHub App private key cannot sign a token: ${message}`, secretValues),
+          redact(`the GitHub App private key cannot sign a token: ${message}`),
         );
       }
       throw toHostError(error, ctx);

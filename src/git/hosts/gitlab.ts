@@ -1,18 +1,10 @@
 /**
- * GitLab (gitlab.com and self-managed) merge requests through
- * `@gitbeaker/rest`, with a requester of our own so that requests go through
- * the injected fetch, honour the caller's abort signal and are retried by the
- * shared policy (Retry-After included) instead of gitbeaker's fixed loop.
+ * GitLab (gitlab.com and self-managed) merge requests over fetch, like Gitea: the three
+ * endpoints needed (look up, create, read the project) are plain JSON, and the shared layer
+ * (http.ts) gives them the injected fetch, the caller's abort signal, timeouts and retries
+ * with Retry-After.
  */
-import {
-  createRequesterFn,
-  type RequesterType,
-  type RequestOptions,
-  type ResourceOptions,
-  type ResponseBodyTypes,
-} from '@gitbeaker/requester-utils';
-import { MergeRequests, Projects } from '@gitbeaker/rest';
-import type { ProjectSecrets } from '../../projects/projects.ts';
+import { createRedactor } from '../../redact.ts';
 import {
   type ApiCodeHost,
   type GitCredentials,
@@ -26,8 +18,8 @@ import {
   retryPolicy,
   trimSlash,
 } from './common.ts';
-import type { PullRequestInput } from './host.ts';
-import { HttpFailure, sendJson, withRetry } from './http.ts';
+import type { HostCredentials, PullRequestInput } from './host.ts';
+import { HttpFailure, jsonApi } from './http.ts';
 
 /** The user name git sends with a GitLab access token over HTTPS. */
 export const GITLAB_GIT_USERNAME = 'oauth2';
@@ -44,7 +36,7 @@ const ACCESS_LEVELS: Record<number, string> = {
   50: 'owner',
 };
 
-/** The gitbeaker `host` (the instance root, without `/api/v4`): `apiUrl`, else the repository's origin. */
+/** The instance root (without `/api/v4`): `apiUrl`, else the repository's origin. */
 export function gitlabApiHost(project: Pick<HostProject, 'repository' | 'apiUrl'>): string {
   if (project.apiUrl) return trimSlash(project.apiUrl).replace(/\/api\/v4$/, '');
   return parseRemoteRepository(project.repository).origin;
@@ -68,7 +60,7 @@ interface Project {
 
 export function createGitLabHost(
   project: Pick<HostProject, 'repository' | 'apiUrl'>,
-  secrets: ProjectSecrets,
+  secrets: HostCredentials,
   options: HostOptions = {},
 ): ApiCodeHost {
   const remote = parseRemoteRepository(project.repository);
@@ -76,60 +68,30 @@ export function createGitLabHost(
   const host = gitlabApiHost(project);
   const hostName = `GitLab (${new URL(host).host})`;
   const policy = retryPolicy(options);
-  const fetchImpl = options.fetch ?? globalThis.fetch;
-  const secretValues = [secrets.token];
+  const redact = createRedactor([secrets.token]);
 
   const failures = hostFailures({
     host: hostName,
     repository: path,
-    secrets: secretValues,
+    redact,
     noun: 'merge request',
     missing: `project ${path} does not exist or these credentials cannot see it`,
   });
 
-  /** gitbeaker's request plumbing (auth headers, decamelised query) ending in our fetch. */
-  function requesterFn(signal?: AbortSignal): (resourceOptions: ResourceOptions) => RequesterType {
-    return createRequesterFn(
-      async (_resource, requestOptions) => requestOptions,
-      async (endpoint, raw) => {
-        const request = (raw ?? {}) as RequestOptions;
-        const prefix = request.prefixUrl ?? `${host}/api/v4/`;
-        const url = new URL(endpoint, prefix.endsWith('/') ? prefix : `${prefix}/`);
-        if (request.searchParams) url.search = request.searchParams;
-        const answer = await sendJson(
-          fetchImpl,
-          url,
-          {
-            method: request.method ?? 'GET',
-            headers: { accept: 'application/json', ...request.headers },
-            body: typeof request.body === 'string' ? request.body : undefined,
-          },
-          { signal, timeoutMs: policy.timeoutMs, secrets: secretValues },
-        );
-        return { body: answer.body as ResponseBodyTypes, headers: answer.headers, status: answer.status };
-      },
-    );
-  }
-
-  function resources(signal?: AbortSignal) {
-    const base = { host, requesterFn: requesterFn(signal), rateLimits: {}, queryTimeout: null };
-    const config = secrets.token ? { ...base, token: secrets.token } : base;
-    return { mergeRequests: new MergeRequests(config), projects: new Projects(config) };
-  }
-
-  const call = <T>(signal: AbortSignal | undefined, run: (api: ReturnType<typeof resources>) => Promise<T>) =>
-    withRetry(() => run(resources(signal)), policy, signal);
+  const request = jsonApi({
+    base: `${host}/api/v4/projects/${encodeURIComponent(path)}`,
+    headers: secrets.token ? { 'private-token': secrets.token } : {},
+    fetch: options.fetch ?? globalThis.fetch,
+    policy,
+    redact,
+  });
 
   async function findOpen(branch: string, signal?: AbortSignal): Promise<PullRequestRef | undefined> {
-    const list = (await call(signal, (api) =>
-      api.mergeRequests.all({
-        projectId: path,
-        sourceBranch: branch,
-        state: 'opened',
-        perPage: 100,
-        maxPages: 1,
-      }),
-    )) as unknown as MergeRequest[];
+    const { body } = await request('GET', '/merge_requests', {
+      query: { source_branch: branch, state: 'opened', per_page: 100 },
+      signal,
+    });
+    const list = Array.isArray(body) ? (body as MergeRequest[]) : [];
     const mr = list.find(
       (m) =>
         m.source_branch === branch &&
@@ -147,12 +109,17 @@ export function createGitLabHost(
         ? `Draft: ${input.title}`
         : input.title;
     try {
-      const mr = (await call(signal, (api) =>
-        api.mergeRequests.create(path, input.branch, input.base, title, {
+      const { body } = await request('POST', '/merge_requests', {
+        body: {
+          source_branch: input.branch,
+          target_branch: input.base,
+          title,
           description: input.body,
           ...(input.labels.length > 0 ? { labels: input.labels.join(',') } : {}),
-        }),
-      )) as unknown as MergeRequest;
+        },
+        signal,
+      });
+      const mr = body as MergeRequest;
       return { url: mr.web_url, number: mr.iid };
     } catch (error) {
       // GitLab answers 422 (or 400, by version) when the source or target branch does not exist.
@@ -196,7 +163,7 @@ export function createGitLabHost(
 
     checkAccess(signal) {
       return failures.access(signal, async () => {
-        const data = (await call(signal, (api) => api.projects.show(path))) as unknown as Project;
+        const data = (await request('GET', '', { signal })).body as Project;
         const level = Math.max(
           data.permissions?.project_access?.access_level ?? 0,
           data.permissions?.group_access?.access_level ?? 0,

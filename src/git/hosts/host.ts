@@ -3,11 +3,32 @@
  * folder. Hosts know nothing of jobs or the database.
  */
 
+/** The kinds of code host (SPEC §6); `local` is a repository on this machine. */
+export const HOST_KINDS = ['github', 'gitlab', 'gitea', 'local'] as const;
+export type HostKind = (typeof HOST_KINDS)[number];
+
+/** Where a project's repository lives, as a host needs it. */
+export interface HostProject {
+  host: HostKind;
+  repository: string;
+  apiUrl: string | null;
+}
+
+/** The credentials a host may use (a project's secrets; hosts take only these). */
+export interface HostCredentials {
+  token?: string | undefined;
+  githubAppId?: string | undefined;
+  githubPrivateKey?: string | undefined;
+  githubInstallationId?: string | undefined;
+}
+
 /** Stable failure codes of host and git operations (they become the job's `error.code`). */
 export type HostErrorCode =
   | 'host-auth-failed'
   | 'host-permission-denied'
+  | 'repository-not-found'
   | 'ref-not-found'
+  | 'invalid-branch-name'
   | 'push-rejected'
   | 'pr-create-failed';
 

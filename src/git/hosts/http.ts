@@ -1,9 +1,11 @@
 /**
  * The HTTP side of the code hosts: the failure they classify, retries with
  * backoff (honouring Retry-After and rate-limit resets), per-request
- * timeouts, redaction of secrets, and one JSON exchange over fetch. Nothing
+ * timeouts, and one JSON exchange over fetch whose failures are redacted. Nothing
  * here knows about pull requests or `HostError` codes (common.ts maps them).
  */
+import type { Redact } from '../../redact.ts';
+import { retry } from '../../retry.ts';
 
 export interface RetryPolicy {
   /** Tries in all, the first included. */
@@ -54,24 +56,6 @@ export class HttpFailure extends Error {
   }
 }
 
-/** Waits `ms`, or rejects with the abort reason as soon as `signal` aborts. */
-export const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-
 /** How long the host asked us to wait (Retry-After, or a rate-limit reset time), in ms. */
 export function hintedDelayMs(headers: Record<string, string>, now = Date.now()): number | undefined {
   const retryAfter = headers['retry-after'];
@@ -91,25 +75,23 @@ export function hintedDelayMs(headers: Record<string, string>, now = Date.now())
 
 /**
  * Runs `operation`, trying again on retryable `HttpFailure`s with exponential
- * backoff (or the wait the host asked for), at most `policy.attempts` times.
+ * backoff (or the wait the host asked for, when it is within `policy.maxDelayMs`),
+ * at most `policy.attempts` times. The caller's abort comes out as its reason.
  */
-export async function withRetry<T>(
+export function withRetry<T>(
   operation: () => Promise<T>,
   policy: RetryPolicy,
   signal?: AbortSignal,
 ): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await operation();
-    } catch (error) {
-      if (!(error instanceof HttpFailure) || !error.retryable || attempt >= policy.attempts) throw error;
-      if (signal?.aborted) throw signal.reason;
-      const hinted = hintedDelayMs(error.headers);
-      if (hinted !== undefined && hinted > policy.maxDelayMs) throw error;
-      const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
-      await sleep(hinted ?? backoff * (0.5 + Math.random() / 2), signal);
-    }
-  }
+  return retry(operation, {
+    retryable: (error) => error instanceof HttpFailure && error.retryable,
+    attempts: policy.attempts,
+    baseDelayMs: policy.baseDelayMs,
+    maxDelayMs: policy.maxDelayMs,
+    jitter: 'equal',
+    requestedDelayMs: (error) => hintedDelayMs((error as HttpFailure).headers),
+    signal,
+  });
 }
 
 /**
@@ -123,15 +105,6 @@ export function withTimeout(
 ): { signal: AbortSignal; timeout: AbortSignal } {
   const timeout = AbortSignal.timeout(timeoutMs);
   return { signal: signal ? AbortSignal.any([signal, timeout]) : timeout, timeout };
-}
-
-/** Replaces every known secret in `text`. */
-export function redact(text: string, secrets: Iterable<string | undefined>): string {
-  let result = text;
-  for (const secret of secrets) {
-    if (secret && secret.length >= 4) result = result.split(secret).join('[REDACTED]');
-  }
-  return result;
 }
 
 /** The human message inside an API error body (GitHub, GitLab and Gitea shapes). */
@@ -182,11 +155,11 @@ export interface Answer {
  * One HTTP exchange with a JSON API: answers ≥ 400 and network failures become
  * `HttpFailure`s; the caller's abort is passed through as is.
  */
-export async function sendJson(
+async function sendJson(
   fetchImpl: typeof fetch,
   url: URL | string,
   init: { method: string; headers: Record<string, string>; body?: string | undefined },
-  options: { signal?: AbortSignal | undefined; timeoutMs: number; secrets: Iterable<string | undefined> },
+  options: { signal?: AbortSignal | undefined; timeoutMs: number; redact: Redact },
 ): Promise<Answer> {
   const { signal, timeout } = withTimeout(options.signal, options.timeoutMs);
   let response: Response;
@@ -201,7 +174,7 @@ export async function sendJson(
       : error instanceof Error
         ? ((error.cause as Error | undefined)?.message ?? error.message)
         : String(error);
-    throw new HttpFailure(undefined, redact(reason, options.secrets));
+    throw new HttpFailure(undefined, options.redact(reason));
   }
   const headers: Record<string, string> = {};
   for (const [name, value] of response.headers) headers[name] = value;
@@ -215,7 +188,48 @@ export async function sendJson(
   }
   if (response.status >= 400) {
     const message = apiMessage(body) || response.statusText || `HTTP ${response.status}`;
-    throw new HttpFailure(response.status, redact(message, options.secrets), { headers, body });
+    throw new HttpFailure(response.status, options.redact(message), { headers, body });
   }
   return { status: response.status, headers, body };
+}
+
+/** One request of a `jsonApi`: query parameters, a JSON body, the caller's signal. */
+interface JsonRequest {
+  query?: Record<string, string | number>;
+  body?: unknown;
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * A small client for a host's JSON API: requests to `base` + a path, with the host's auth
+ * headers, a JSON body when there is one, the per-request timeout and the retry policy, and
+ * failures redacted.
+ */
+export function jsonApi(options: {
+  base: string;
+  /** The host's auth header(s); empty when the project has no token. */
+  headers: Record<string, string>;
+  fetch: typeof fetch;
+  policy: RetryPolicy;
+  redact: Redact;
+}) {
+  return (method: 'GET' | 'POST', path: string, init: JsonRequest = {}): Promise<Answer> => {
+    const url = new URL(`${options.base}${path}`);
+    for (const [name, value] of Object.entries(init.query ?? {})) url.searchParams.set(name, String(value));
+    const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+    if (init.body !== undefined) headers['content-type'] = 'application/json';
+    const body = init.body === undefined ? undefined : JSON.stringify(init.body);
+    const { policy, redact } = options;
+    return withRetry(
+      () =>
+        sendJson(
+          options.fetch,
+          url,
+          { method, headers, body },
+          { signal: init.signal, timeoutMs: policy.timeoutMs, redact },
+        ),
+      policy,
+      init.signal,
+    );
+  };
 }

@@ -2,13 +2,12 @@
  * The code host of a project, chosen by `project.host`: one implementation
  * per file in this folder, all behind the `CodeHost` interface.
  */
-import type { ProjectSecrets, ProjectView } from '../../projects/projects.ts';
 import { gitCredentialEnv } from '../credentials.ts';
 import type { ApiCodeHost, HostOptions, HostProject } from './common.ts';
 import { createGiteaHost } from './gitea.ts';
 import { createGitHubHost } from './github.ts';
 import { createGitLabHost } from './gitlab.ts';
-import type { CodeHost, PullRequestInput } from './host.ts';
+import type { CodeHost, HostCredentials, PullRequestInput } from './host.ts';
 import { createLocalHost } from './local.ts';
 
 export type { ApiCodeHost, GitCredentials, HostOptions, HostProject, HostPullRequest } from './common.ts';
@@ -20,7 +19,7 @@ export type { RetryPolicy } from './http.ts';
 
 export function createHost(
   project: HostProject,
-  secrets: ProjectSecrets,
+  secrets: HostCredentials,
   options: HostOptions = {},
 ): CodeHost {
   switch (project.host) {
@@ -40,7 +39,7 @@ export function createHost(
  * request when it chose (`draft` not null), else from the project.
  */
 export function pullRequestInput(
-  project: Pick<ProjectView, 'settings'>,
+  project: { settings: { draft: boolean; labels: readonly string[] } },
   pr: { branch: string; base: string; title: string; body: string; draft?: boolean | null },
 ): PullRequestInput {
   return { ...pr, draft: pr.draft ?? project.settings.draft, labels: [...project.settings.labels] };

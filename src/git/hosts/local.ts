@@ -5,12 +5,11 @@
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { ProjectView } from '../../projects/projects.ts';
 import { git } from '../git.ts';
 import { localRepositoryProblem } from '../inspect.ts';
 import type { CodeHost } from './host.ts';
 
-export function createLocalHost(project: Pick<ProjectView, 'repository'>): CodeHost {
+export function createLocalHost(project: { repository: string }): CodeHost {
   return {
     kind: 'local',
 

@@ -1,0 +1,79 @@
+/** The v1 session object (SPEC §14): a job as Mintlify's deprecated v1 API showed it. */
+import type { Kysely } from 'kysely';
+import { type AgentJob, toAgentJob } from '../jobs/job.ts';
+import type { Database, JobRow } from '../store/schema.ts';
+
+export interface V1Session {
+  sessionId: string;
+  subdomain: string;
+  branch: string | null;
+  haulted: boolean;
+  haultReason: 'completed' | 'error' | 'processing' | 'interrupted';
+  pullRequestLink: string | null;
+  messageToUser: string | null;
+  todos: [];
+  userId: null;
+  title: string;
+  createdAt: string;
+}
+
+const HAULT_REASONS = {
+  completed: 'completed',
+  failed: 'error',
+  active: 'processing',
+  archived: 'interrupted',
+} as const;
+
+/** The project's name as a subdomain-style slug. */
+export const slug = (name: string): string =>
+  name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 63) || 'docs';
+
+/** A session's title: the first line of its first instruction, shortened. */
+const titleOf = (prompt: string | undefined): string => {
+  const line = (prompt ?? '').trim().split('\n')[0]!.trim();
+  return line.length > 100 ? `${line.slice(0, 99)}…` : line;
+};
+
+export function toV1Session(job: AgentJob, projectName: string, firstPrompt: string | undefined): V1Session {
+  return {
+    sessionId: job.id,
+    subdomain: slug(projectName),
+    branch: job.branch,
+    haulted: job.status !== 'active',
+    haultReason: HAULT_REASONS[job.status],
+    pullRequestLink: job.prLink,
+    // A failed job has no summary; its error is what the user needs to hear.
+    messageToUser: job.summary ?? job.error?.message ?? null,
+    todos: [],
+    userId: null,
+    title: titleOf(firstPrompt),
+    createdAt: job.createdAt,
+  };
+}
+
+/** Sessions for `rows`, with their titles read in one query. */
+export async function toV1Sessions(
+  db: Kysely<Database>,
+  rows: JobRow[],
+  projectName: string,
+): Promise<V1Session[]> {
+  if (rows.length === 0) return [];
+  const firsts = await db
+    .selectFrom('job_runs')
+    .select(['job_id', 'prompt'])
+    .where(
+      'job_id',
+      'in',
+      rows.map((r) => r.id),
+    )
+    .where('seq', '=', 1)
+    .execute();
+  const prompts = new Map(firsts.map((r) => [r.job_id, r.prompt]));
+  return rows.map((row) => toV1Session(toAgentJob(row), projectName, prompts.get(row.id)));
+}

@@ -1,0 +1,131 @@
+/**
+ * Mintlify's deprecated v1 agent API (SPEC §14), for the clients written against it: create
+ * answers with the run as an AI SDK UI message stream, get and list answer v1 session objects.
+ * Same keys, rate limit, idempotency and problem+json errors as v2, through the same services.
+ * The stream only watches the job: a client that leaves does not stop it.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { authorizeProject } from '../api/auth.ts';
+import { eventStreamRefusal, openEventStream } from '../api/event-stream.ts';
+import { idempotencyOf } from '../api/routes/jobs.ts';
+import type { App } from '../app.ts';
+import { DocwrightError } from '../errors.ts';
+import { isJobId } from '../ids.ts';
+import { followJobEvents } from '../jobs/event-feed.ts';
+import type { AgentJob } from '../jobs/job.ts';
+import { RATE_LIMIT_WINDOW_SECONDS } from '../jobs/rate-limit.ts';
+import { parseOrThrow } from '../validation.ts';
+import { headBranch } from '../worker/agent-runner.ts';
+import { UiMessageStreamWriter } from './ui-stream.ts';
+import { toJobInput } from './v1-request.ts';
+import { toV1Sessions } from './v1-session.ts';
+
+type ProjectParams = { Params: { projectId: string } };
+type JobParams = { Params: { projectId: string; id: string } };
+
+const listQuery = z.strictObject({
+  skip: z.coerce.number({ error: 'must be a whole number ≥ 0' }).int().min(0).max(1_000_000).default(0),
+  take: z.coerce
+    .number({ error: 'must be a whole number from 1 to 100' })
+    .int('must be a whole number from 1 to 100')
+    .min(1, 'must be a whole number from 1 to 100')
+    .max(100, 'must be a whole number from 1 to 100')
+    .default(12),
+});
+
+export function registerV1Routes(server: FastifyInstance, app: App): void {
+  const authorize = async (request: FastifyRequest) => {
+    const { projectId } = request.params as { projectId: string };
+    request.principal = await authorizeProject(request, projectId, {
+      keys: app.keys,
+      projectExists: app.jobs.projectExists,
+    });
+  };
+  const projectName = async (projectId: string) => (await app.projects.get(projectId)).name;
+
+  server.post<ProjectParams>(
+    '/v1/agent/:projectId/job',
+    { onRequest: authorize, config: { rateLimitHeaders: true } },
+    async (request, reply) => {
+      const { projectId } = request.params;
+      const input = toJobInput(request.body);
+      const owner = `key:${request.principal!.keyId}`;
+      // Refuse before the job exists: a client told 429 must be able to retry without a duplicate.
+      const refusal = eventStreamRefusal(app, owner);
+      if (refusal) throw refusal;
+      const idempotency = idempotencyOf(request);
+      const created = await app.jobs.create(projectId, input.body, idempotency, {
+        headBranch: input.headBranch,
+      });
+      const job = created.body as AgentJob;
+      const project = await app.projects.get(projectId);
+      const branch = job.branch ?? headBranch(project.settings, job.id);
+      const { rateLimit } = created;
+      const stream = openEventStream(request, reply, app, {
+        owner,
+        headers: {
+          'x-session-id': job.id,
+          'x-branch-name': branch,
+          'x-vercel-ai-ui-message-stream': 'v1',
+          'ratelimit-policy': `"create";q=${rateLimit.limit};w=${RATE_LIMIT_WINDOW_SECONDS}`,
+          ratelimit: `"create";r=${rateLimit.remaining};t=${rateLimit.resetSeconds}`,
+          ...(created.replayed ? { 'idempotent-replayed': 'true' } : {}),
+        },
+      });
+      const writer = new UiMessageStreamWriter();
+      const send = async (chunks: object[]) => {
+        for (const chunk of chunks) {
+          if (!stream.send({ data: JSON.stringify(chunk) })) await stream.drained();
+          if (stream.signal.aborted) return false;
+        }
+        return true;
+      };
+      try {
+        if (!(await send(writer.start(job.id)))) return;
+        const feed = followJobEvents({ db: app.store.db, signals: app.signals }, job.id, {
+          signal: stream.signal,
+        });
+        for await (const events of feed) {
+          for (const event of events) if (!(await send(writer.chunks(event)))) return;
+        }
+        if (stream.signal.aborted) return;
+        if (await send(writer.finish())) stream.send({ data: '[DONE]' });
+      } catch (error) {
+        // The job runs on; the client can follow it with GET.
+        request.log.warn({ err: error, jobId: job.id }, 'v1 stream failed; closing it');
+      } finally {
+        stream.end();
+      }
+    },
+  );
+
+  server.get<JobParams>('/v1/agent/:projectId/job/:id', { onRequest: authorize }, async (request) => {
+    const { projectId, id } = request.params;
+    const row = isJobId(id)
+      ? await app.store.db
+          .selectFrom('jobs')
+          .selectAll()
+          .where('id', '=', id)
+          .where('project_id', '=', projectId)
+          .executeTakeFirst()
+      : undefined;
+    if (!row) throw new DocwrightError('job-not-found', `job ${id} does not exist in this project`);
+    const [session] = await toV1Sessions(app.store.db, [row], await projectName(projectId));
+    return session;
+  });
+
+  server.get<ProjectParams>('/v1/agent/:projectId/jobs', { onRequest: authorize }, async (request) => {
+    const { projectId } = request.params;
+    const query = parseOrThrow(listQuery, request.query, 'query');
+    const rows = await app.store.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .orderBy('id', 'desc')
+      .offset(query.skip)
+      .limit(query.take)
+      .execute();
+    return { allSessions: await toV1Sessions(app.store.db, rows, await projectName(projectId)) };
+  });
+}

@@ -1,0 +1,128 @@
+import type { DocwrightError } from '../errors.ts';
+import type { JobEvent } from '../jobs/events.ts';
+import type { AgentJob } from '../jobs/job.ts';
+import type { ProjectView } from '../projects/projects.ts';
+import type { JobRunRow, RunDiffRow } from '../store/schema.ts';
+import { renderDiff } from './diff-view.ts';
+import { type Html, html } from './html.ts';
+import { csrfField, fieldError, formatNumber, formErrors, invalid, statusBadge, time } from './layout.ts';
+import type { SignedIn } from './session.ts';
+import { renderEvents } from './transcript.ts';
+
+/** Events rendered on the page; a longer transcript is available whole from the API. */
+export const TRANSCRIPT_LIMIT = 2000;
+
+export interface JobPageData {
+  project: ProjectView;
+  job: AgentJob;
+  runs: JobRunRow[];
+  events: JobEvent[];
+  diff: RunDiffRow | undefined;
+  signedIn: SignedIn;
+  now: Date;
+  followUp: { values: Record<string, string | undefined>; error?: DocwrightError };
+}
+
+const runOutcome: Record<JobRunRow['status'], string> = {
+  queued: 'Waiting for a worker',
+  running: 'Running',
+  succeeded: 'Done',
+  failed: 'Failed',
+  cancelled: 'Cancelled',
+};
+
+/** The job's status badge: the element labelled `Status`, whose text is the status value. */
+export const jobStatus = (job: AgentJob): Html =>
+  statusBadge(job.status, html`role="status" aria-labelledby="status-label" id="job-status"`);
+
+/** Pull request, branch, model, usage, error: the part of the page that changes when a run ends. */
+export function jobDetails(job: AgentJob, now: Date): Html {
+  return html`<dl class="facts">
+  <dt id="status-label">Status</dt><dd>${jobStatus(job)}</dd>
+  <dt>Pull request</dt><dd>${
+    job.prLink
+      ? html`<a href="${job.prLink}" rel="noreferrer">Pull request</a> <span class="small muted wrap">${job.prLink}</span>`
+      : html`<span class="muted">${job.status === 'active' ? 'When the run ends' : job.branch ? 'None (this host opens none)' : 'None: no files changed'}</span>`
+  }</dd>
+  <dt>Branch</dt><dd>${job.branch ? html`<code>${job.branch}</code>` : html`<span class="muted">none yet</span>`}</dd>
+  <dt>Base</dt><dd><code>${job.source.ref}</code></dd>
+  <dt>Model</dt><dd>${job.model ? html`<code>${job.model}</code>` : html`<span class="muted">not configured</span>`}</dd>
+  <dt>Tokens</dt><dd>${job.usage ? `${formatNumber(job.usage.inputTokens)} in · ${formatNumber(job.usage.outputTokens)} out` : html`<span class="muted">none yet</span>`}</dd>
+  <dt>Created</dt><dd>${time(job.createdAt, now)}</dd>
+  <dt>Updated</dt><dd>${time(job.updatedAt, now)}</dd>
+  ${job.error && html`<dt>Error</dt><dd><span class="error-text"><code>${job.error.code}</code></span> ${job.error.message}</dd>`}
+</dl>`;
+}
+
+/** Each instruction of the job with its outcome. */
+export function jobInstructions(runs: JobRunRow[], now: Date): Html {
+  return html`<ol class="instructions">${runs.map(
+    (run) => html`<li>
+  <div class="small muted">${run.seq === 1 ? 'Instruction' : `Follow-up ${run.seq - 1}`} · ${time(run.created_at, now)}</div>
+  <p class="prompt">${run.prompt}</p>
+  <div class="outcome"><strong>${runOutcome[run.status]}</strong>${run.summary && html`: ${run.summary}`}${run.error_code && html`: <code>${run.error_code}</code> ${run.error_message}`}</div>
+</li>`,
+  )}</ol>`;
+}
+
+/** A job is known by its first instruction, as a pull request by its title. */
+export function jobTitle(prompt: string | undefined, jobId: string): string {
+  const line = (prompt ?? '').trim().split('\n')[0]!.trim();
+  if (!line) return `Job ${jobId.slice(-8)}`;
+  return line.length > 100 ? `${line.slice(0, 99)}…` : line;
+}
+
+export function jobPage(data: JobPageData): Html {
+  const { project, job, signedIn, now } = data;
+  const base = `/projects/${project.id}/jobs/${job.id}`;
+  const lastEvent = data.events.at(-1)?.id ?? 0;
+  const live = job.status === 'active';
+  const fields = data.followUp.error?.fields;
+  return html`<div class="crumbs"><a href="/">Projects</a> / <a href="/projects/${project.id}/jobs">${project.name}</a> / <span class="mono">${job.id}</span></div>
+<div ${live && html`hx-ext="sse" sse-connect="${base}/live?after=${lastEvent}" sse-close="end"`}>
+<div class="page-head">
+  <div><h1>${jobTitle(data.runs[0]?.prompt, job.id)}</h1>
+  <p class="mono small">${job.id}</p></div>
+  ${
+    job.status !== 'archived' &&
+    html`<form method="post" action="${base}/archive">${csrfField(signedIn)}<button type="submit" class="danger">Archive</button></form>`
+  }
+</div>
+<div class="split">
+  <div>
+    <section class="panel" aria-labelledby="instructions-heading">
+      <h2 id="instructions-heading">Instructions</h2>
+      <div id="job-instructions" sse-swap="instructions">${jobInstructions(data.runs, now)}</div>
+    </section>
+    ${
+      job.status !== 'archived' &&
+      html`<section class="panel" aria-labelledby="follow-up-heading">
+      <h2 id="follow-up-heading">Follow-up</h2>
+      ${formErrors(data.followUp.error?.message, fields)}
+      <form method="post" action="${base}/message" class="stack">
+        ${csrfField(signedIn)}
+        <div class="field"><label for="follow-up">Follow-up instruction</label>
+          <textarea id="follow-up" name="prompt" rows="3" required ${invalid(fields, 'prompt', 'follow-up-hint')}>${data.followUp.values.prompt ?? ''}</textarea>
+          <p class="hint" id="follow-up-hint">The agent continues on the same branch and pull request${live ? ' once the current run ends' : ''}.</p>
+          ${fieldError(fields, 'prompt')}</div>
+        <div><button type="submit" class="primary">Send</button></div>
+      </form>
+    </section>`
+    }
+    <section class="panel" aria-labelledby="diff-heading">
+      <h2 id="diff-heading">Changes</h2>
+      <div id="job-diff" sse-swap="diff">${renderDiff(data.diff, { rawHref: `${base}/diff` })}</div>
+    </section>
+    <section class="panel" aria-labelledby="transcript-heading">
+      <h2 id="transcript-heading">Transcript</h2>
+      ${data.events.length >= TRANSCRIPT_LIMIT && html`<p class="small muted">The first ${TRANSCRIPT_LIMIT} events; the API has all of them.</p>`}
+      <ol class="transcript" id="transcript" sse-swap="transcript" hx-swap="beforeend" aria-live="off">${renderEvents(data.events)}</ol>
+    </section>
+  </div>
+  <aside class="panel" aria-labelledby="details-heading">
+    <h2 id="details-heading">Details</h2>
+    <div id="job-details" sse-swap="details">${jobDetails(job, now)}</div>
+  </aside>
+</div>
+</div>`;
+}

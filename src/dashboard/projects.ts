@@ -1,0 +1,170 @@
+import type { FastifyInstance } from 'fastify';
+import type { App } from '../app.ts';
+import { DocwrightError } from '../errors.ts';
+import { isProjectId } from '../ids.ts';
+import { DEFAULT_WRITABLE, type ProjectView } from '../projects/projects.ts';
+import type { WebhookEndpointView } from '../webhooks/webhooks.ts';
+import { html } from './html.ts';
+import { formatNumber, page, projectHeader, sendHtml } from './layout.ts';
+import { type ProjectForm, projectForm, projectFormValues, projectInput } from './project-form.ts';
+import { type SignedIn, setFlash, takeFlash } from './session.ts';
+import { projectStats } from './stats.ts';
+
+type ProjectParams = { Params: { projectId: string } };
+
+/** The project of a dashboard path, or a 404 page. */
+export async function projectOf(app: App, projectId: string): Promise<ProjectView> {
+  if (!isProjectId(projectId))
+    throw new DocwrightError('project-not-found', `project ${projectId} does not exist`);
+  return app.projects.get(projectId);
+}
+
+const NEW_PROJECT_DEFAULTS: ProjectForm = {
+  docsDir: '.',
+  writable: DEFAULT_WRITABLE.join('\n'),
+  branchPrefix: 'docwright/',
+  authorName: 'docwright[bot]',
+  authorEmail: 'docwright[bot]@users.noreply.github.com',
+};
+
+/** The settings page's part on webhooks (SPEC §13): the endpoints, managed on their own page. */
+function webhooksSummary(project: ProjectView, endpoints: WebhookEndpointView[]) {
+  return html`<section class="panel settings-extra" id="webhooks" aria-labelledby="webhooks-heading">
+  <h2 id="webhooks-heading">Webhooks</h2>
+  <p>Signed POSTs to your endpoints when jobs are created, complete, fail or are archived.</p>
+  ${
+    endpoints.length === 0
+      ? html`<p class="muted">No endpoints yet.</p>`
+      : html`<ul class="endpoint-list">${endpoints.map(
+          (e) =>
+            html`<li><span class="mono wrap">${e.url}</span> <span class="status status-${e.enabled ? 'enabled' : 'disabled'}">${e.enabled ? 'enabled' : 'disabled'}</span></li>`,
+        )}</ul>`
+  }
+  <p><a class="button" href="/projects/${project.id}/webhooks">Manage webhooks and deliveries</a></p>
+</section>`;
+}
+
+/** `/`, `/projects/new` and `/projects/{projectId}/settings`. */
+export function registerProjectPages(server: FastifyInstance, app: App): void {
+  server.get('/', async (request, reply) => {
+    const projects = await app.projects.list();
+    const stats = await projectStats(
+      app,
+      projects.map((p) => p.id),
+    );
+    const cards = projects.map((project) => {
+      const s = stats.get(project.id)!;
+      return html`<a class="panel card" href="/projects/${project.id}/jobs">
+  <h2>${project.name}</h2>
+  <p class="muted mono small wrap">${project.repository}</p>
+  <dl class="stats">
+    <div><dt>Active</dt><dd>${formatNumber(s.active)}</dd></div>
+    <div><dt>Completed 24 h</dt><dd>${formatNumber(s.completed)}</dd></div>
+    <div><dt>Failed 24 h</dt><dd>${formatNumber(s.failed)}</dd></div>
+    <div><dt>Tokens 30 d</dt><dd>${formatNumber(s.tokens)}</dd></div>
+  </dl>
+</a>`;
+    });
+    const body = html`<div class="page-head">
+  <div><h1>Projects</h1><p>Each project is a documentation repository the agent edits.</p></div>
+  <a class="button primary" href="/projects/new">New project</a>
+</div>
+${
+  projects.length === 0
+    ? html`<div class="panel empty">
+  <h2>No projects yet</h2>
+  <p>Add the repository of your docs site to start giving the agent instructions.</p>
+  <p><a class="button primary" href="/projects/new">Create your first project</a></p>
+</div>`
+    : html`<div class="grid">${cards}</div>`
+}`;
+    return sendHtml(
+      reply,
+      page({
+        title: 'Projects',
+        signedIn: request.signedIn,
+        section: 'projects',
+        flash: takeFlash(request, reply, app),
+        body,
+      }),
+    );
+  });
+
+  const newProjectPage = (signedIn: SignedIn, values: ProjectForm, error?: DocwrightError) =>
+    page({
+      title: 'New project',
+      signedIn,
+      section: 'projects',
+      body: html`<div class="crumbs"><a href="/">Projects</a> / New</div>
+<div class="page-head"><div><h1>New project</h1><p>Where the agent works and how it opens pull requests.</p></div></div>
+${projectForm({ signedIn, action: '/projects/new', submitLabel: 'Create project', values, error })}`,
+    });
+
+  server.get('/projects/new', async (request, reply) =>
+    sendHtml(reply, newProjectPage(request.signedIn!, NEW_PROJECT_DEFAULTS)),
+  );
+
+  server.post<{ Body: ProjectForm }>('/projects/new', async (request, reply) => {
+    const form = request.body ?? {};
+    let project: ProjectView;
+    try {
+      project = await app.projects.create(projectInput(form, 'create'));
+    } catch (error) {
+      if (error instanceof DocwrightError && error.status === 400) {
+        return sendHtml(reply, newProjectPage(request.signedIn!, form, error), 400);
+      }
+      throw error;
+    }
+    setFlash(reply, app, request.signedIn!, {
+      notice: `Project ${project.name} created. Give the agent its first instruction below, or create an API key to use it from the API.`,
+    });
+    return reply.redirect(`/projects/${project.id}/jobs`, 303);
+  });
+
+  const settingsPage = async (
+    request: { signedIn: SignedIn | null },
+    project: ProjectView,
+    values: ProjectForm,
+    options: { error?: DocwrightError; notice?: string } = {},
+  ) =>
+    page({
+      title: `Settings · ${project.name}`,
+      signedIn: request.signedIn,
+      section: 'projects',
+      flash: { notice: options.notice },
+      body: html`${projectHeader(project, 'settings')}
+${projectForm({
+  signedIn: request.signedIn!,
+  action: `/projects/${project.id}/settings`,
+  submitLabel: 'Save settings',
+  values,
+  project,
+  error: options.error,
+  extra: webhooksSummary(project, await app.webhooks.listEndpoints(project.id)),
+})}`,
+    });
+
+  server.get<ProjectParams>('/projects/:projectId/settings', async (request, reply) => {
+    const project = await projectOf(app, request.params.projectId);
+    const { notice } = takeFlash(request, reply, app);
+    return sendHtml(reply, await settingsPage(request, project, projectFormValues(project), { notice }));
+  });
+
+  server.post<ProjectParams & { Body: ProjectForm }>(
+    '/projects/:projectId/settings',
+    async (request, reply) => {
+      const project = await projectOf(app, request.params.projectId);
+      const form = request.body ?? {};
+      try {
+        await app.projects.update(project.id, projectInput(form, 'update'));
+      } catch (error) {
+        if (error instanceof DocwrightError && error.status === 400) {
+          return sendHtml(reply, await settingsPage(request, project, form, { error }), 400);
+        }
+        throw error;
+      }
+      setFlash(reply, app, request.signedIn!, { notice: 'Settings saved.' });
+      return reply.redirect(`/projects/${project.id}/settings`, 303);
+    },
+  );
+}

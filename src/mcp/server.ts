@@ -1,0 +1,207 @@
+/**
+ * The MCP server of SPEC §15: one project's docs jobs as tools for coding agents, built on the
+ * typed client (src/client), so it speaks to any docwright server over its HTTP API. Each
+ * result is a one-line summary for people plus the JSON the API answered; an API error is a
+ * tool error carrying the problem's message.
+ */
+import { randomUUID } from 'node:crypto';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { DocwrightClient } from '../client/client.ts';
+import { describeEvent } from '../client/describe-event.ts';
+import { describeJob } from '../client/describe-job.ts';
+import { DocwrightApiError } from '../client/errors.ts';
+import type { AgentJob } from '../client/types.ts';
+import { JOB_STATUSES } from '../jobs/job.ts';
+import { VERSION } from '../version.ts';
+
+/** Under the 60 s most MCP clients allow a call by default; an agent calls again while a job runs. */
+export const DEFAULT_WAIT_SECONDS = 50;
+export const MAX_WAIT_SECONDS = 3600;
+
+const jobId = z.string().min(1).max(100).describe('The job id (job_…) that create_docs_job returned');
+const prompt = z
+  .string()
+  .min(1)
+  .max(100_000)
+  .describe('What to change in the documentation, in plain language, with the context a writer needs');
+
+/** A result: the summary line, then the JSON (also as structured content). */
+function answer(summary: string, value: object): CallToolResult {
+  return {
+    content: [
+      { type: 'text', text: summary },
+      { type: 'text', text: JSON.stringify(value, null, 2) },
+    ],
+    structuredContent: value as Record<string, unknown>,
+  };
+}
+
+/** Runs a tool; the API's refusals become tool errors the model can read and act on. */
+async function tool(run: () => Promise<CallToolResult>): Promise<CallToolResult> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!(error instanceof DocwrightApiError)) throw error;
+    return { isError: true, content: [{ type: 'text', text: error.detail }] };
+  }
+}
+
+const withHint = (job: AgentJob) =>
+  job.status === 'active'
+    ? `${describeJob(job)} — the agent is working; call wait_for_docs_job to get the outcome`
+    : describeJob(job);
+
+export function createMcpServer(client: DocwrightClient, projectId: string): McpServer {
+  const server = new McpServer({ name: 'docwright', version: VERSION });
+
+  server.registerTool(
+    'create_docs_job',
+    {
+      title: 'Create a docs job',
+      description:
+        "Asks docwright's docs agent to change the project's documentation. It works in the background " +
+        'and opens a pull request with the edit; follow it with wait_for_docs_job.',
+      inputSchema: {
+        prompt,
+        ref: z
+          .string()
+          .min(1)
+          .max(200)
+          .optional()
+          .describe('Base branch to start from (default: the project ref)'),
+      },
+    },
+    (args) =>
+      tool(async () => {
+        const job = await client.createJob(
+          projectId,
+          { prompt: args.prompt, ...(args.ref !== undefined && { ref: args.ref }) },
+          { idempotencyKey: randomUUID() },
+        );
+        return answer(withHint(job), job);
+      }),
+  );
+
+  server.registerTool(
+    'get_docs_job',
+    {
+      title: 'Get a docs job',
+      description: 'The current state of a docs job: status, pull request link, summary, error.',
+      inputSchema: { id: jobId },
+      annotations: { readOnlyHint: true },
+    },
+    (args) =>
+      tool(async () => {
+        const job = await client.getJob(projectId, args.id);
+        return answer(withHint(job), job);
+      }),
+  );
+
+  server.registerTool(
+    'list_docs_jobs',
+    {
+      title: 'List docs jobs',
+      description: "The project's docs jobs, newest first.",
+      inputSchema: {
+        status: z.enum(JOB_STATUSES).optional().describe('Only jobs in this state'),
+        limit: z.number().int().min(1).max(100).optional().describe('How many (1–100, default 20)'),
+      },
+      annotations: { readOnlyHint: true },
+    },
+    (args) =>
+      tool(async () => {
+        const page = await client.listJobs(projectId, { status: args.status, limit: args.limit });
+        const counts = JOB_STATUSES.map((s) => [s, page.jobs.filter((j) => j.status === s).length] as const)
+          .filter(([, n]) => n > 0)
+          .map(([s, n]) => `${n} ${s}`);
+        const summary =
+          page.jobs.length === 0
+            ? 'no jobs'
+            : `${page.jobs.length} job${page.jobs.length === 1 ? '' : 's'}, newest first (${counts.join(', ')})` +
+              (page.nextCursor ? '; more exist' : '');
+        return answer(summary, page);
+      }),
+  );
+
+  server.registerTool(
+    'send_docs_job_message',
+    {
+      title: 'Send a follow-up to a docs job',
+      description:
+        'A follow-up instruction for a job that has ended: the agent continues on the same branch and ' +
+        'pull request. Follow it with wait_for_docs_job.',
+      inputSchema: { id: jobId, prompt },
+    },
+    (args) =>
+      tool(async () => {
+        const job = await client.sendMessage(
+          projectId,
+          args.id,
+          { prompt: args.prompt },
+          { idempotencyKey: randomUUID() },
+        );
+        return answer(withHint(job), job);
+      }),
+  );
+
+  server.registerTool(
+    'wait_for_docs_job',
+    {
+      title: 'Wait for a docs job',
+      description:
+        `Waits until the job ends (completed, failed or archived) or timeoutSeconds pass ` +
+        `(default ${DEFAULT_WAIT_SECONDS}), then returns it. Still active: call it again.`,
+      inputSchema: {
+        id: jobId,
+        timeoutSeconds: z
+          .number()
+          .int()
+          .min(1)
+          .max(MAX_WAIT_SECONDS)
+          .optional()
+          .describe(`Longest wait in seconds (default ${DEFAULT_WAIT_SECONDS}, at most ${MAX_WAIT_SECONDS})`),
+      },
+      annotations: { readOnlyHint: true },
+    },
+    (args, extra) =>
+      tool(async () => {
+        const seconds = args.timeoutSeconds ?? DEFAULT_WAIT_SECONDS;
+        const timeout = AbortSignal.timeout(seconds * 1000);
+        const signal = AbortSignal.any([timeout, extra.signal]);
+        const progressToken = extra._meta?.progressToken;
+        let progress = 0;
+        try {
+          const job = await client.waitForJob(projectId, args.id, {
+            signal,
+            pollIntervalMs: 2_000,
+            // Progress for clients that asked for it: what the agent is doing now.
+            onEvent:
+              progressToken === undefined
+                ? undefined
+                : (event) => {
+                    progress += 1;
+                    void extra
+                      .sendNotification({
+                        method: 'notifications/progress',
+                        params: { progressToken, progress, message: describeEvent(event) },
+                      })
+                      .catch(() => {});
+                  },
+          });
+          return answer(describeJob(job), job);
+        } catch (error) {
+          if (!timeout.aborted || extra.signal.aborted) throw error;
+          const job = await client.getJob(projectId, args.id);
+          if (job.status !== 'active') return answer(describeJob(job), job);
+          return answer(
+            `${describeJob(job)} — still working after ${seconds} s; call wait_for_docs_job again`,
+            job,
+          );
+        }
+      }),
+  );
+
+  return server;
+}

@@ -1,0 +1,336 @@
+/**
+ * Sends webhook deliveries (SPEC §13). One per worker process, started next to the Worker by
+ * `docwright serve` and `docwright worker`; any number share a database. It claims due
+ * deliveries with a lease that heartbeats renew, POSTs them signed, and records each attempt:
+ * a 2xx ends the delivery, a 410 disables the endpoint, anything else is retried on the
+ * schedule of schedule.ts until it has failed for good.
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { App } from '../app.ts';
+import type { Logger } from '../logger.ts';
+import { isReadOnlyDatabase } from '../store/dialect.ts';
+import type { WebhookDeliveryRow } from '../store/schema.ts';
+import { VERSION } from '../version.ts';
+import { Backoff } from '../worker/backoff.ts';
+import {
+  anyDeliveryDue,
+  claimDueDeliveries,
+  recordAttempt,
+  releaseDeliveries,
+  renewDeliveryLeases,
+} from './claim.ts';
+import { MAX_ATTEMPTS, retryDelayMs } from './schedule.ts';
+import { postWebhook, RESPONSE_KEPT_BYTES, type WebhookAnswer } from './send.ts';
+import { signWebhook } from './signature.ts';
+
+export interface WebhookDispatcherOptions {
+  /** Deliveries in flight at once in this process (default 8). */
+  concurrency?: number;
+  /** Lease on a claimed delivery, renewed every third of it (default: the worker's, `DOCWRIGHT_LEASE_SECONDS`). */
+  leaseMs?: number;
+  /** How often due deliveries are looked for without a wake-up (default 1 s). */
+  pollMs?: number;
+  /** Time limit of one POST (SPEC §13: 15 s). */
+  timeoutMs?: number;
+  /** Names this dispatcher in leases and logs (default host-pid-random). */
+  id?: string;
+  /** Randomness of the retry jitter (tests). */
+  random?: () => number;
+}
+
+const DEFAULT_TIMEOUT_MS = 15_000;
+
+/** The target and payload of a claimed delivery. */
+interface DeliveryContext {
+  url: string;
+  sealedSecret: string;
+  disabled: boolean;
+  messageId: string;
+  body: string;
+}
+
+export class WebhookDispatcher {
+  readonly id: string;
+  readonly #app: App;
+  readonly #log: Logger;
+  readonly #concurrency: number;
+  readonly #leaseMs: number;
+  readonly #timeoutMs: number;
+  readonly #options: WebhookDispatcherOptions;
+  readonly #inFlight = new Map<string, Promise<void>>();
+  readonly #timers: NodeJS.Timeout[] = [];
+  readonly #shutdown = new AbortController();
+  #checkingDue = false;
+  #unsubscribe: (() => void) | undefined;
+  #stopping = false;
+  #filling = false;
+  #fillAgain = false;
+  #fillPass: Promise<void> = Promise.resolve();
+  /** Claims pause after failures of a database that refuses writes, as the job worker's do. */
+  readonly #claimBackoff = new Backoff(1_000, 30_000);
+
+  constructor(app: App, options: WebhookDispatcherOptions = {}) {
+    this.#app = app;
+    this.#options = options;
+    this.#concurrency = options.concurrency ?? 8;
+    this.#leaseMs = options.leaseMs ?? app.config.worker.leaseMs;
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.id = options.id ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}-webhooks`;
+    this.#log = app.logger.child({ dispatcherId: this.id });
+  }
+
+  /** Deliveries being sent right now. */
+  get sending(): number {
+    return this.#inFlight.size;
+  }
+
+  start(): void {
+    const every = (ms: number, task: () => unknown) => {
+      const timer = setInterval(task, ms);
+      timer.unref();
+      this.#timers.push(timer);
+    };
+    // Job changes publish a signal after they commit; that is when messages appear.
+    this.#unsubscribe = this.#app.signals.subscribe((signal) => {
+      if (signal.kind === 'job-event' || signal.kind === 'run-queued') this.#fillIfDue();
+    });
+    every(this.#options.pollMs ?? 1_000, () => this.#fill());
+    every(this.#leaseMs / 3, () =>
+      this.#heartbeat().catch((error) => this.#log.warn({ err: error }, 'webhook lease renewal failed')),
+    );
+    this.#fill();
+  }
+
+  /**
+   * Stops claiming, lets deliveries in flight finish for up to `graceMs` (each is bounded by
+   * the POST time limit), then interrupts the rest and hands them back, due at once.
+   */
+  async stop(graceMs = this.#timeoutMs): Promise<void> {
+    this.#stopping = true;
+    this.#unsubscribe?.();
+    for (const timer of this.#timers) clearInterval(timer);
+    await this.#fillPass;
+    let timer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), graceMs);
+    });
+    const settled = Promise.all(this.#inFlight.values());
+    if ((await Promise.race([settled, graceOver])) === 'timeout') {
+      const ids = [...this.#inFlight.keys()];
+      this.#shutdown.abort();
+      await settled;
+      await releaseDeliveries(this.#app.store.db, { owner: this.id, ids, now: this.#app.now() }).catch(
+        (error) => this.#log.warn({ err: error }, 'could not hand webhook deliveries back'),
+      );
+    }
+    clearTimeout(timer);
+  }
+
+  /**
+   * A wake-up (one per job event: many while runs work) claims only when a delivery is due.
+   * On SQLite a claim that finds nothing still takes the write lock, holding up the requests
+   * and runs that share the database; a read does not. The poll always claims, so a database
+   * that refuses writes is still noticed (and backed off from) as before.
+   */
+  #fillIfDue(): void {
+    if (this.#app.store.dialect !== 'sqlite') {
+      this.#fill();
+      return;
+    }
+    if (this.#checkingDue || this.#stopping || this.#claimBackoff.pausing) return;
+    this.#checkingDue = true;
+    anyDeliveryDue(this.#app.store.db, this.#app.now())
+      .then(
+        (due) => due && this.#fill(),
+        () => this.#fill(),
+      )
+      .finally(() => {
+        this.#checkingDue = false;
+      });
+  }
+
+  /** Claims due deliveries while there are free slots. Re-entrant calls coalesce into one more pass. */
+  #fill(): void {
+    if (this.#stopping || this.#claimBackoff.pausing) return;
+    if (this.#filling) {
+      this.#fillAgain = true;
+      return;
+    }
+    this.#filling = true;
+    this.#fillPass = (async () => {
+      try {
+        do {
+          this.#fillAgain = false;
+          while (!this.#stopping && this.#inFlight.size < this.#concurrency) {
+            const claimed = await claimDueDeliveries(this.#app.store, {
+              owner: this.id,
+              now: this.#app.now(),
+              leaseMs: this.#leaseMs,
+              limit: this.#concurrency - this.#inFlight.size,
+            });
+            for (const delivery of claimed) {
+              const done = this.#deliver(delivery)
+                .catch((error) =>
+                  this.#log.error(
+                    { err: error, deliveryId: delivery.id },
+                    'webhook delivery failed unexpectedly',
+                  ),
+                )
+                .finally(() => {
+                  this.#inFlight.delete(delivery.id);
+                  this.#fill();
+                });
+              this.#inFlight.set(delivery.id, done);
+            }
+            if (claimed.length === 0) break;
+          }
+        } while (this.#fillAgain && !this.#stopping);
+        if (this.#claimBackoff.succeeded()) this.#log.info('webhook claims work again');
+      } catch (error) {
+        // As the job worker's claims: a database that refuses writes pauses them, longer each time.
+        if (!isReadOnlyDatabase(error)) {
+          this.#log.warn({ err: error }, 'webhook claim failed; will retry');
+        } else {
+          const retryInMs = this.#claimBackoff.failed();
+          this.#log.warn(
+            { err: error, failures: this.#claimBackoff.failures, retryInMs },
+            `webhook claim failed; retrying in ${Math.ceil(retryInMs / 1000)} s`,
+          );
+        }
+      } finally {
+        this.#filling = false;
+      }
+    })();
+  }
+
+  async #heartbeat(): Promise<void> {
+    const ids = [...this.#inFlight.keys()];
+    const until = new Date(this.#app.now().getTime() + this.#leaseMs);
+    const held = await renewDeliveryLeases(this.#app.store.db, { owner: this.id, ids, until });
+    for (const id of ids) {
+      if (!held.has(id)) this.#log.warn({ deliveryId: id }, 'lost the lease on a webhook delivery in flight');
+    }
+  }
+
+  async #context(delivery: WebhookDeliveryRow): Promise<DeliveryContext | undefined> {
+    const row = await this.#app.store.db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+      .innerJoin('webhook_messages as m', 'm.id', 'd.message_id')
+      .select(['e.url', 'e.secret', 'e.disabled_at', 'm.id as message_id', 'm.body'])
+      .where('d.id', '=', delivery.id)
+      .executeTakeFirst();
+    return row
+      ? {
+          url: row.url,
+          sealedSecret: row.secret,
+          disabled: row.disabled_at !== null,
+          messageId: row.message_id,
+          body: row.body,
+        }
+      : undefined;
+  }
+
+  async #deliver(delivery: WebhookDeliveryRow): Promise<void> {
+    const log = this.#log.child({ deliveryId: delivery.id, endpointId: delivery.endpoint_id });
+    const context = await this.#context(delivery);
+    if (!context) return; // the endpoint was deleted, and the delivery with it
+    const attempt = Number(delivery.attempts);
+    const started = this.#app.now();
+    const record = (result: {
+      statusCode: number | null;
+      error: string | null;
+      responseBody?: string | null;
+      next: Parameters<typeof recordAttempt>[1]['next'];
+    }) =>
+      recordAttempt(this.#app.store.db, {
+        deliveryId: delivery.id,
+        owner: this.id,
+        at: started,
+        durationMs: this.#app.now().getTime() - started.getTime(),
+        responseBody: null,
+        ...result,
+      });
+    if (context.disabled) {
+      await record({
+        statusCode: null,
+        error: 'not sent: the endpoint is disabled',
+        next: { status: 'failed' },
+      });
+      return;
+    }
+    if (attempt > MAX_ATTEMPTS) {
+      // Claimed again after its dispatchers kept dying mid-send: the schedule is used up.
+      await record({
+        statusCode: null,
+        error: `gave up after ${MAX_ATTEMPTS} attempts`,
+        next: { status: 'failed' },
+      });
+      return;
+    }
+
+    const timestamp = Math.floor(started.getTime() / 1000);
+    const secret = this.#app.webhooks.openSecret(context.sealedSecret);
+    let answer: WebhookAnswer | undefined;
+    let error: string | null = null;
+    try {
+      answer = await postWebhook(
+        new URL(context.url),
+        context.body,
+        {
+          'content-type': 'application/json',
+          'user-agent': `docwright-webhooks/${VERSION}`,
+          'webhook-id': context.messageId,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': signWebhook(secret, context.messageId, timestamp, context.body),
+        },
+        {
+          timeoutMs: this.#timeoutMs,
+          allowPrivate: this.#app.config.webhooks.allowPrivate,
+          signal: this.#shutdown.signal,
+        },
+      );
+    } catch (failure) {
+      error = (failure as Error).message;
+    }
+    if (this.#shutdown.signal.aborted) return; // handed back by stop()
+
+    const statusCode = answer?.statusCode ?? null;
+    const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
+    if (answer && !ok) error = answerError(answer);
+    const gone = statusCode === 410;
+    const delay =
+      ok || gone ? undefined : retryDelayMs(attempt, answer?.retryAfterSeconds, this.#options.random);
+    const next = ok
+      ? ({ status: 'succeeded' } as const)
+      : delay === undefined
+        ? ({ status: 'failed' } as const)
+        : ({ status: 'pending', nextAttemptAt: new Date(this.#app.now().getTime() + delay) } as const);
+    const recorded = await record({
+      statusCode,
+      error,
+      responseBody: answer ? answer.body.slice(0, RESPONSE_KEPT_BYTES) : null,
+      next,
+    });
+    if (!recorded) {
+      log.warn('webhook attempt finished after its lease was lost; another dispatcher has it');
+      return;
+    }
+    if (gone) {
+      await this.#app.webhooks.disableGone(delivery.endpoint_id);
+      log.warn('webhook endpoint answered 410 Gone; it is disabled');
+    } else if (!ok) {
+      log.info({ attempt, status: statusCode, error, next: next.status }, 'webhook delivery attempt failed');
+    }
+  }
+}
+
+/** Why an HTTP answer is not a success, in one line. */
+function answerError(answer: WebhookAnswer): string {
+  if (answer.statusCode >= 300 && answer.statusCode < 400) {
+    return `HTTP ${answer.statusCode}: redirects are not followed${answer.location ? ` (to ${answer.location})` : ''}`;
+  }
+  if (answer.statusCode === 410) return 'HTTP 410 Gone: the endpoint is disabled';
+  return `HTTP ${answer.statusCode}`;
+}

@@ -1,0 +1,73 @@
+/**
+ * Writes a webhook message, and one delivery per subscribed endpoint, inside the transaction
+ * of the job change it reports (SPEC §13): the change and its notification commit together or
+ * not at all, and the dispatcher sends what committed.
+ */
+import type { Kysely } from 'kysely';
+import { newWebhookDeliveryId, newWebhookMessageId } from '../ids.ts';
+import { toAgentJob } from '../jobs/job.ts';
+import type { Database, JobRow } from '../store/schema.ts';
+import type { WebhookEventType } from './events.ts';
+
+export interface JobMessage {
+  type: WebhookEventType;
+  projectId: string;
+  jobId: string;
+  /** The job as the change left it; read from the transaction when not given. */
+  job?: JobRow;
+  at: Date;
+}
+
+/** Returns the message id, or undefined when no endpoint of the project wants this type. */
+export async function enqueueJobMessage(
+  trx: Kysely<Database>,
+  message: JobMessage,
+): Promise<string | undefined> {
+  const endpoints = await trx
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'events'])
+    .where('project_id', '=', message.projectId)
+    .where('disabled_at', 'is', null)
+    .execute();
+  const subscribed = endpoints.filter((e) => (JSON.parse(e.events) as string[]).includes(message.type));
+  if (subscribed.length === 0) return undefined;
+
+  const job =
+    message.job ??
+    (await trx.selectFrom('jobs').selectAll().where('id', '=', message.jobId).executeTakeFirstOrThrow());
+  const at = message.at.toISOString();
+  const id = newWebhookMessageId();
+  const body = JSON.stringify({ type: message.type, timestamp: at, data: toAgentJob(job) });
+  await trx
+    .insertInto('webhook_messages')
+    .values({
+      id,
+      project_id: message.projectId,
+      job_id: message.jobId,
+      type: message.type,
+      body,
+      created_at: at,
+    })
+    .execute();
+  await trx
+    .insertInto('webhook_deliveries')
+    .values(
+      subscribed.map((endpoint) => ({
+        id: newWebhookDeliveryId(),
+        message_id: id,
+        endpoint_id: endpoint.id,
+        project_id: message.projectId,
+        status: 'pending' as const,
+        next_attempt_at: at,
+        lease_owner: null,
+        lease_expires_at: null,
+        last_attempt_at: null,
+        last_status_code: null,
+        last_error: null,
+        created_at: at,
+        updated_at: at,
+      })),
+    )
+    .execute();
+  return id;
+}

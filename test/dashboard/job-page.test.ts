@@ -1,0 +1,169 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { createAgentRunner } from '../../src/worker/agent-runner.ts';
+import { Worker } from '../../src/worker/worker.ts';
+import { type ScriptedServer, startOpenAIServer, toolCall } from '../doubles/openai-server.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { type HostedRepository, startHostedRepository } from '../helpers/hosts.ts';
+import { waitFor } from '../helpers/worker.ts';
+import { createOperator, launchBrowser, signedIn } from './browser.ts';
+
+const MODEL_KEY = 'sk-dashboard-test';
+const HOME = '---\ntitle: Home\n---\n\nWelcome to the docs.\nThe API allows 50 requests.\n';
+
+describe('job page: live status and transcript, diff, follow-up, archive', () => {
+  let t: TestApp;
+  let hosted: HostedRepository;
+  let model: ScriptedServer;
+  let worker: Worker;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let base: string;
+  let projectId: string;
+
+  before(async () => {
+    [t, hosted, model, browser] = await Promise.all([
+      startTestApp({ env: { DOCWRIGHT_MODEL: 'openai-compatible/scripted' } }),
+      startHostedRepository('github', {
+        'docs.json': `${JSON.stringify({ name: 'Docs', navigation: { groups: [{ group: 'Start', pages: ['index'] }] } })}\n`,
+        'index.mdx': HOME,
+      }),
+      startOpenAIServer({ apiKey: MODEL_KEY }),
+      launchBrowser(),
+    ]);
+    const project = await t.app.projects.create({
+      name: 'Acme docs',
+      repository: hosted.repository,
+      host: 'github',
+      apiUrl: hosted.apiUrl,
+      token: hosted.token,
+      ref: 'main',
+      openaiCompatibleBaseUrl: model.url,
+      openaiCompatibleApiKey: MODEL_KEY,
+    });
+    projectId = project.id;
+    worker = new Worker(t.app, { runner: createAgentRunner(t.app), pollMs: 50 });
+    worker.start();
+    const email = await createOperator(t.app);
+    base = await t.listen();
+    ({ context, page } = await signedIn(browser, base, email));
+  });
+  after(async () => {
+    await context?.close();
+    await browser?.close();
+    await worker?.stop(0);
+    await Promise.all([t?.close(), hosted?.close(), model?.close()]);
+  });
+
+  const status = () => page.getByLabel('Status');
+
+  test('a job started from the New job form updates live, shows its pull request and diff; a follow-up runs on the same pull request', async () => {
+    model.push(
+      toolCall('read_file', { path: 'index.mdx' }),
+      // The model takes its time: the page is watched while the job is active.
+      toolCall(
+        'edit_file',
+        {
+          path: 'index.mdx',
+          old_string: 'The API allows 50 requests.',
+          new_string: 'The API allows 100 requests per hour.',
+        },
+        { delayMs: 1_500 },
+      ),
+      toolCall(
+        'finish',
+        { title: 'Update the rate limit', summary: 'States the new limit.' },
+        { delayMs: 500 },
+      ),
+    );
+    await page.goto(`/projects/${projectId}/jobs`);
+    await page.getByLabel('Instruction').fill('The rate limit is now 100 requests per hour.');
+    await Promise.all([
+      page.waitForURL(/\/jobs\/job_/),
+      page.getByRole('button', { name: 'Start job' }).click(),
+    ]);
+    // A marker that a reload would lose.
+    await page.evaluate('window.stillTheSamePage = true');
+    assert.equal(await status().textContent(), 'active');
+    await page.getByText('Tool call · read_file').waitFor();
+    assert.equal(await status().textContent(), 'active', 'the transcript grows while the job runs');
+    await page.getByText('Tool call · edit_file').waitFor({ timeout: 15_000 });
+    await waitFor(async () => (await status().textContent()) === 'completed', { timeoutMs: 20_000 });
+    assert.equal(await page.evaluate('window.stillTheSamePage'), true, 'updated live, no reload');
+
+    const [pull] = hosted.pulls();
+    assert.ok(pull);
+    const link = page.getByRole('link', { name: 'Pull request', exact: true });
+    await link.waitFor();
+    assert.match((await link.getAttribute('href')) ?? '', hosted.pullUrl(pull));
+    // The diff, per file, with the changed lines.
+    const diff = page.locator('#job-diff');
+    await diff.getByText('index.mdx').first().waitFor();
+    await diff.getByText('+The API allows 100 requests per hour.').waitFor();
+    await diff.getByText('-The API allows 50 requests.').waitFor();
+
+    // Follow-up through the form: a second run on the same branch and pull request.
+    model.push(
+      toolCall('read_file', { path: 'index.mdx' }),
+      toolCall('edit_file', {
+        path: 'index.mdx',
+        old_string: 'Welcome to the docs.',
+        new_string: 'Welcome to the Acme docs.',
+      }),
+      toolCall('finish', { title: 'Name the product', summary: 'Names Acme.' }),
+    );
+    await page.getByLabel('Follow-up instruction').fill('Say Acme in the welcome line.');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByText('Follow-up sent').waitFor();
+    await waitFor(async () => (await status().textContent()) === 'completed', { timeoutMs: 20_000 });
+    await page.getByText('Names Acme.').first().waitFor();
+    assert.equal(hosted.pulls().length, 1, 'the follow-up reused the pull request');
+    const jobId = page.url().split('/').at(-1)!;
+    const runs = await t.app.store.db
+      .selectFrom('job_runs')
+      .select('status')
+      .where('job_id', '=', jobId)
+      .execute();
+    assert.deepEqual(
+      runs.map((r) => r.status),
+      ['succeeded', 'succeeded'],
+    );
+    // The diff is the branch against the job's base: both runs' changes.
+    await diff.getByText('+Welcome to the Acme docs.').waitFor();
+    await diff.getByText('+The API allows 100 requests per hour.').waitFor();
+    const api = await t.app.jobs.diff(projectId, jobId);
+    assert.match(api.diff, /^\+Welcome to the Acme docs\.$/m);
+  });
+
+  test('the jobs list shows a status change live; Archive cancels a running job', async () => {
+    model.push(toolCall('read_file', { path: 'index.mdx' }), {
+      ...toolCall('finish', { title: 'Slow', summary: 'Never gets here.' }),
+      delayMs: 30_000,
+    });
+    const created = await t.app.jobs.create(projectId, { prompt: 'Take your time' });
+    const jobId = (created.body as { id: string }).id;
+    await page.goto(`/projects/${projectId}/jobs`);
+    await page.evaluate('window.stillTheSamePage = true');
+    const badge = page.locator(`#status-${jobId}`);
+    assert.equal((await badge.textContent())?.trim(), 'active');
+
+    const other = await context.newPage();
+    await other.goto(`/projects/${projectId}/jobs/${jobId}`);
+    await other.getByText('Tool call · read_file').waitFor({ timeout: 15_000 });
+    await other.getByRole('button', { name: 'Archive' }).click();
+    await other.getByText('Job archived: its run was cancelled.').waitFor();
+    assert.equal(await other.getByLabel('Status').textContent(), 'archived');
+    const run = await t.app.store.db
+      .selectFrom('job_runs')
+      .select('status')
+      .where('job_id', '=', jobId)
+      .executeTakeFirstOrThrow();
+    assert.equal(run.status, 'cancelled');
+    await other.close();
+
+    await waitFor(async () => (await badge.textContent())?.trim() === 'archived', { timeoutMs: 10_000 });
+    assert.equal(await page.evaluate('window.stillTheSamePage'), true, 'the list updated without a reload');
+  });
+});

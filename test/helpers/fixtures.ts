@@ -1,0 +1,25 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * The shared fixtures: the real 317-page Mintlify site lives beside the repository, in
+ * `../shared/fixtures` of the checkout, or wherever `DOCWRIGHT_FIXTURES_DIR` says. They are not
+ * part of the repository (too large, another licence).
+ */
+export const FIXTURES_DIR = process.env.DOCWRIGHT_FIXTURES_DIR
+  ? path.resolve(process.env.DOCWRIGHT_FIXTURES_DIR)
+  : path.resolve(import.meta.dirname, '../../../shared/fixtures');
+
+export const MINTLIFY_FIXTURE = path.join(FIXTURES_DIR, 'mintlify-docs');
+
+/**
+ * `false` when the Mintlify fixture is present, else the reason to skip `what` (shown loudly in
+ * the run's summary by scripts/run-tests.ts). Under `CI=true` a missing fixture is an error
+ * instead: a CI that lost its fixtures must fail, not report success without the cases.
+ */
+export function mintlifyFixtureSkip(what: string): false | string {
+  if (existsSync(MINTLIFY_FIXTURE)) return false;
+  const missing = `${MINTLIFY_FIXTURE} is absent (put the shared fixtures beside the checkout, or set DOCWRIGHT_FIXTURES_DIR)`;
+  if (process.env.CI === 'true') throw new Error(`CI=true: ${missing}, so ${what} cannot run`);
+  return `${missing}: skipping ${what}`;
+}

@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { finishRun, type RunOutcome } from '../../src/jobs/transitions.ts';
+import type { JobRunRow } from '../../src/store/schema.ts';
+import { claimNextRun } from '../../src/worker/claim.ts';
+import { sweepRuns } from '../../src/worker/sweeper.ts';
+import { type SeededProject, seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
+import { createJob, eventTypes, jobRow } from '../helpers/worker.ts';
+
+const completed: RunOutcome = {
+  status: 'completed',
+  prLink: 'https://example.test/pr/1',
+  branch: 'docwright/x',
+  summary: 'done',
+};
+
+describe('finishRun writes only for the worker that holds the running run', () => {
+  let t: TestApp;
+  let p: SeededProject;
+  before(async () => {
+    t = await startTestApp();
+    p = await seedProject(t.app, { rateLimit: 1000 });
+  });
+  after(() => t.close());
+
+  /** A new job whose run `workerId` has claimed. */
+  async function claimed(workerId: string) {
+    const jobId = await createJob(t.app, p.projectId);
+    const run = await claimNextRun(t.app.store, {
+      workerId,
+      now: new Date(),
+      leaseMs: 60_000,
+      projectConcurrency: 100,
+    });
+    assert.equal(run?.job_id, jobId);
+    return run!;
+  }
+
+  /** Names `owner` as the run's lease holder, as a rival (or the run's own, late) worker would find it. */
+  const setOwner = (runId: string, owner: string) =>
+    t.app.store.db.updateTable('job_runs').set({ lease_owner: owner }).where('id', '=', runId).execute();
+  const storedRun = (runId: string) =>
+    t.app.store.db.selectFrom('job_runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow();
+  /** What w1 gets for finishing `run` as completed. */
+  const finishAsW1 = (run: JobRunRow) =>
+    finishRun(t.app.store.db, { run, workerId: 'w1', outcome: completed, now: new Date() });
+
+  test('the holder finishes the run once; a second call (a retry after a lost answer) writes nothing', async () => {
+    const run = await claimed('w1');
+    assert.equal(
+      await finishRun(t.app.store.db, { run, workerId: 'w1', outcome: completed, now: new Date() }),
+      true,
+    );
+    assert.equal(
+      await finishRun(t.app.store.db, {
+        run,
+        workerId: 'w1',
+        outcome: { status: 'failed', error: { code: 'x', message: 'second' } },
+        now: new Date(),
+      }),
+      false,
+    );
+    const job = await jobRow(t.app, run.job_id);
+    assert.equal(job.status, 'completed');
+    assert.equal(job.error_code, null);
+    assert.equal((await eventTypes(t.app, run.job_id)).filter((e) => e.startsWith('job.')).length, 2);
+  });
+
+  test('a worker whose lease was taken writes nothing: not the run, not the job, no event', async () => {
+    const run = await claimed('w1');
+    await setOwner(run.id, 'w2');
+    assert.equal(await finishAsW1(run), false);
+    const stored = await storedRun(run.id);
+    assert.equal(stored.status, 'running');
+    assert.equal(stored.lease_owner, 'w2');
+    assert.equal((await jobRow(t.app, run.job_id)).status, 'active');
+    assert.deepEqual(await eventTypes(t.app, run.job_id), ['job.created']);
+  });
+
+  test('a run the sweeper failed (time limit) stays failed, though its worker still names itself', async () => {
+    const run = await claimed('w1');
+    // The sweeper fails it; the worker's row is then as a slow worker would find it.
+    const later = new Date(Date.now() + 3 * 3_600_000);
+    await sweepRuns(t.app.store.db, {
+      now: later,
+      maxAttempts: 3,
+      jobTimeLimitMs: 3_600_000,
+      queueTimeLimitMs: 3_600_000,
+    });
+    await setOwner(run.id, 'w1');
+    assert.equal(await finishAsW1(run), false);
+    const stored = await storedRun(run.id);
+    assert.equal(stored.status, 'failed');
+    assert.equal(stored.error_code, 'time-limit-exceeded');
+    assert.equal((await jobRow(t.app, run.job_id)).error_code, 'time-limit-exceeded');
+    assert.ok(!(await eventTypes(t.app, run.job_id)).includes('job.completed'));
+  });
+});
