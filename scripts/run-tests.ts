@@ -62,8 +62,17 @@ for (const db of only ? [only] : ['sqlite', 'postgres']) {
   const tmp = mkdtempSync(path.join(tmpdir(), `docwright-test-run-${db}-`));
   const result = spawnSync(
     process.execPath,
-    // A test that hangs fails after 5 minutes instead of holding the whole run.
-    ['--test', '--test-concurrency=2', '--test-timeout=300000', ...reporters, ...args, ...files],
+    // A test that hangs fails after 5 minutes instead of holding the whole run, and a file whose
+    // tests are over exits even if something it started (a timer, a stuck stop()) would keep it alive.
+    [
+      '--test',
+      '--test-concurrency=2',
+      '--test-timeout=300000',
+      '--test-force-exit',
+      ...reporters,
+      ...args,
+      ...files,
+    ],
     { stdio: 'inherit', env: { ...process.env, DOCWRIGHT_TEST_DB: db, TMPDIR: tmp } },
   );
   if (result.status !== 0) failed = true;

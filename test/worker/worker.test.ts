@@ -126,18 +126,24 @@ describe('worker (in process)', () => {
       });
       return { status: 'completed', prLink: null, branch: null, summary: `did ${run.prompt}` };
     });
-    const id = await create('Clean up later');
-    await waitFor(async () => ((await job(id)).status === 'completed' ? true : undefined));
-    assert.equal(cleanupStarted, true);
-    let stopped = false;
-    const stopping = worker.stop(0).then(() => {
-      stopped = true;
-    });
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.equal(stopped, false, 'stop() waits for the clean-up');
-    finishCleanup();
-    await stopping;
-    assert.equal(stopped, true);
+    // Whatever fails below, the clean-up ends: a worker left waiting on it would never stop.
+    try {
+      const id = await create('Clean up later');
+      await waitFor(async () => ((await job(id)).status === 'completed' ? true : undefined));
+      // The outcome is visible before the run's remaining bookkeeping (and so its clean-up) is done.
+      await waitFor(async () => cleanupStarted, 5_000, 'the clean-up to start');
+      let stopped = false;
+      const stopping = worker.stop(0).then(() => {
+        stopped = true;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(stopped, false, 'stop() waits for the clean-up');
+      finishCleanup();
+      await stopping;
+      assert.equal(stopped, true);
+    } finally {
+      finishCleanup();
+    }
   });
 
   test('the agent runner fails at once with model-not-configured when no model is set', async () => {
