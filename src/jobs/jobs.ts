@@ -88,6 +88,16 @@ export function createJobService(options: JobServiceOptions) {
     .where('project_id', '=', '')
     .compile();
 
+  async function checkEventsQuery(
+    projectId: string,
+    jobId: string,
+    rawQuery: unknown,
+  ): Promise<ListEventsQuery> {
+    const query: ListEventsQuery = parseOrThrow(listEventsQuery, rawQuery, 'query');
+    await findJob(projectId, jobId);
+    return query;
+  }
+
   async function findJob(projectId: string, jobId: string, trx = db): Promise<JobRow> {
     const row = isJobId(jobId)
       ? (await trx.executeQuery<JobRow>({ ...jobById, parameters: [jobId, projectId] })).rows[0]
@@ -306,10 +316,11 @@ export function createJobService(options: JobServiceOptions) {
     },
 
     async events(projectId: string, jobId: string, rawQuery: unknown): Promise<JobEvent[]> {
-      const query: ListEventsQuery = parseOrThrow(listEventsQuery, rawQuery, 'query');
-      await findJob(projectId, jobId);
-      return listEvents(db, jobId, query);
+      return listEvents(db, jobId, await checkEventsQuery(projectId, jobId, rawQuery));
     },
+
+    /** An events query checked, and the job found, without reading any event (how a stream starts). */
+    eventsQuery: checkEventsQuery,
 
     /** The diff of the job's branch against its base, as the last committing run stored it. */
     async diff(projectId: string, jobId: string): Promise<RunDiffRow> {

@@ -140,6 +140,14 @@ describe('job events: JSON and Server-Sent Events', () => {
     });
     assert.equal(bad.status, 400);
     assert.equal(((await bad.json()) as { code: string }).code, 'invalid-request');
+    // The query is checked as sent, as without a stream: no stream opens on a bad one.
+    for (const query of ['limit=1&limit=1', 'limit=0', 'after=-1', 'after=1&after=2', 'since=3']) {
+      const refused = await fetch(`${base}/v2/agent/${p.projectId}/job/${jobId}/events?${query}`, {
+        headers: { ...bearer(p.key), accept: 'text/event-stream' },
+      });
+      assert.equal(refused.status, 400, query);
+      assert.equal(((await refused.json()) as { code: string }).code, 'invalid-request', query);
+    }
     const anonymous = await fetch(`${base}/v2/agent/${p.projectId}/job/${jobId}/events`, {
       headers: { accept: 'text/event-stream' },
     });

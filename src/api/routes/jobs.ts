@@ -81,15 +81,11 @@ export function registerJobRoutes(server: FastifyInstance, app: App): void {
     { onRequest: authorize },
     async (request, reply) => {
       const { projectId, id } = request.params;
-      const streaming = wantsEventStream(request);
-      // A stream checks the query and the job without reading (and parsing) a page of transcript.
-      const query = streaming ? { ...(request.query as object), limit: '1' } : request.query;
-      const events = await app.jobs.events(projectId, id, query);
-      if (!streaming) return { events };
-      const after = (request.query as { after?: string }).after;
+      if (!wantsEventStream(request)) return { events: await app.jobs.events(projectId, id, request.query) };
+      const { after } = await app.jobs.eventsQuery(projectId, id, request.query);
       return streamJobEvents(request, reply, app, {
         jobId: id,
-        after: after === undefined ? undefined : Number(after),
+        after,
         owner: `key:${request.principal!.keyId}`,
       });
     },
