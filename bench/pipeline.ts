@@ -159,7 +159,7 @@ subscribe('child_process', (message) => {
 
 /** The production runner, with its start, end and emitted events timed; tells GitHub about the branch. */
 function tracedRunner(inner: Runner, onStart: (job: RunnableJob) => Promise<void>): Runner {
-  return async (job, run, signal, emit, defer, recordUsage) => {
+  const traced: Runner = async (job, run, signal, emit, defer, recordUsage) => {
     const trace = tracing;
     await onStart(job);
     if (trace) trace.runStart = performance.now();
@@ -180,6 +180,8 @@ function tracedRunner(inner: Runner, onStart: (job: RunnableJob) => Promise<void
       if (trace) trace.runEnd = performance.now();
     }
   };
+  traced.close = inner.close;
+  return traced;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -559,6 +561,9 @@ async function measure(bench: Bench, c: Case): Promise<Result> {
       // A first job: nothing cached from earlier runs.
       if (!c.warmMirror && mirrors) rmSync(mirrors, { recursive: true, force: true });
       const trace = await docwrightRun(bench, project.id, c.edit);
+      // What a run leaves going once its outcome is recorded (removing its checkout, starting the
+      // next run's agent process) ends before anything else is measured.
+      await sleep(1_000);
       if (i === 0) verifyBranch(bench, c, trace);
       const total = trace.done! - trace.created;
       const model = sum(trace.model);

@@ -297,6 +297,16 @@ function yamlProblems(file: string, text: string, lineOffset: number, what: stri
 
 let compiler: Promise<typeof import('@mdx-js/mdx')> | undefined;
 
+/**
+ * Loads (and warms) the MDX compiler ahead of its first use: an agent's process is new for each
+ * run, and loading it takes longer than the validation itself (≈ 150–200 ms here).
+ */
+export async function preloadMdxCompiler(): Promise<void> {
+  compiler ??= import('@mdx-js/mdx');
+  const { compile } = await compiler;
+  await compile('# Ready\n', { format: 'mdx' });
+}
+
 async function compileMdx(file: string, body: string): Promise<string[]> {
   compiler ??= import('@mdx-js/mdx');
   const { compile } = await compiler;

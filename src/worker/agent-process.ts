@@ -75,3 +75,5 @@ process.on('message', (message: ParentMessage) => {
 // The parent going away ends the run: nothing would record it.
 process.on('disconnect', () => process.exit(0));
 await send({ type: 'ready' });
+// While the parent makes the checkout: what validation needs at the end of the run.
+void import('../agent/validate.ts').then(({ preloadMdxCompiler }) => preloadMdxCompiler()).catch(() => {});

@@ -8,9 +8,10 @@ import { createHost, gitAccess, HostError, pullRequestInput } from '../git/hosts
 import { MirrorCache } from '../git/mirror.ts';
 import { confidentialValues, type ProjectSettings } from '../projects/projects.ts';
 import { createRedactor, redactDeep } from '../redact.ts';
-import { AgentProcess, type ModelSpec } from './isolated-agent.ts';
+import type { ModelSpec } from './isolated-agent.ts';
 import { processRunDirectory } from './run-directories.ts';
 import type { Runner, RunOutcome } from './runner.ts';
+import { SpareAgentProcess } from './spare-agent.ts';
 
 /** The head branch of a job: the project's prefix and the job id's last eight characters. */
 export const headBranch = (settings: Pick<ProjectSettings, 'branchPrefix'>, jobId: string): string =>
@@ -44,7 +45,8 @@ export function createAgentRunner(app: App): Runner {
       },
       (error: Error) => app.logger.warn({ err: { message: error.message } }, 'could not evict git mirrors'),
     );
-  return async (job, run, signal, emit, defer, recordUsage) => {
+  const spares = new SpareAgentProcess(app.config.agentProcess);
+  const runner: Runner = async (job, run, signal, emit, defer, recordUsage) => {
     const project = await app.projects.get(job.projectId);
     if (!job.model) {
       return failed(
@@ -71,8 +73,9 @@ export function createAgentRunner(app: App): Runner {
 
     // A job created with its own head branch (v1 `branch`) keeps it; later runs reuse the pushed one.
     const branch = job.branch ?? headBranch(project.settings, job.id);
-    // The agent's process starts now and loads while the checkout is made.
-    const agent = AgentProcess.spawn(app.config.agentProcess);
+    // The agent's process was started after the last run, or starts now and loads while the
+    // checkout is made.
+    const agent = spares.take();
     try {
       const host = createHost(project, secrets);
       const remote = await gitAccess(host, signal);
@@ -169,6 +172,10 @@ export function createAgentRunner(app: App): Runner {
       throw redactDeep(error, redact);
     } finally {
       agent.kill();
+      // Once the outcome is recorded: the next run's process starts while this worker is idle.
+      defer(async () => spares.replenish());
     }
   };
+  runner.close = () => spares.close();
+  return runner;
 }

@@ -114,6 +114,27 @@ export class AgentProcess {
     return this.#child.pid;
   }
 
+  /** Whether the process is still there (a spare that died while it waited is not). */
+  get alive(): boolean {
+    return this.#exited === undefined && this.#killedFor === undefined;
+  }
+
+  /**
+   * Whether the process keeps the server's event loop alive. A spare waiting for a run does not
+   * (its IPC channel and stderr pipe are unreferenced); a process running one does.
+   */
+  setKeepsServerAlive(keep: boolean): void {
+    const handles = [
+      this.#child,
+      this.#child.channel,
+      this.#child.stderr as { ref?(): void; unref?(): void } | null,
+    ];
+    for (const handle of handles) {
+      if (keep) handle?.ref?.();
+      else handle?.unref?.();
+    }
+  }
+
   /** Stops the process at once (idempotent). */
   kill(): void {
     if (this.#exited === undefined) this.#child.kill('SIGKILL');

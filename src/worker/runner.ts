@@ -43,11 +43,15 @@ export type DeferTask = (task: () => Promise<void>) => void;
  * `signal` aborts (cancellation, lost lease, time limit, shutdown); what it
  * returns then is ignored.
  */
-export type Runner = (
-  job: RunnableJob,
-  run: RunnableRun,
-  signal: AbortSignal,
-  emit: EmitStep,
-  defer: DeferTask,
-  recordUsage: RecordUsage,
-) => Promise<RunOutcome>;
+export interface Runner {
+  (
+    job: RunnableJob,
+    run: RunnableRun,
+    signal: AbortSignal,
+    emit: EmitStep,
+    defer: DeferTask,
+    recordUsage: RecordUsage,
+  ): Promise<RunOutcome>;
+  /** Releases what the runner keeps between runs (a spare agent process); the worker calls it when it stops. */
+  close?: () => void;
+}

@@ -145,6 +145,7 @@ export class Worker {
     }
     clearTimeout(timer);
     for (const t of this.#timers) clearInterval(t);
+    this.#options.runner.close?.();
     if (this.#options.claim !== false) await removeOwnRunDirectory();
     this.#log.info('worker stopped');
   }

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { type ScriptedServer, startOpenAIServer, toolCall, toolCalls } from '../doubles/openai-server.ts';
 import { createGitRepository, startTestApp, type TestApp } from '../helpers/app.ts';
@@ -25,6 +25,13 @@ const childrenOf = (pid: number): number[] => {
     return [];
   }
 };
+
+/** The one child process of `pid`, if it has exactly one. */
+const onlyChild = (pid: number): number | undefined => {
+  const children = childrenOf(pid);
+  return children.length === 1 ? children[0] : undefined;
+};
+const alive = (pid: number): boolean => existsSync(`/proc/${pid}`);
 
 /** Polls /healthz every 25 ms until stopped; the slowest answer is what a stall would show. */
 function watchHealth(url: string) {
@@ -187,10 +194,13 @@ describe(`run isolation on ${testDialect}`, () => {
       async () => (await t.app.jobs.events(projectId, id, {})).some((e) => e.type === 'agent.tool_result'),
       { timeoutMs: 20_000 },
     );
-    await waitFor(async () => childrenOf(child.pid!).length > 0 || undefined, { timeoutMs: 5_000 });
+    // The server's first run: its agent process is the server's only child.
+    const agent = await waitFor(async () => onlyChild(child.pid!), {
+      timeoutMs: 5_000,
+    });
     const archivedAt = Date.now();
     await t.app.jobs.archive(projectId, id);
-    await waitFor(async () => childrenOf(child.pid!).length === 0 || undefined, { timeoutMs: 5_000 });
+    await waitFor(async () => !alive(agent) || undefined, { timeoutMs: 5_000 });
     assert.ok(Date.now() - archivedAt < 5_000, 'SPEC §9: within 5 seconds');
     assert.equal((await t.app.jobs.get(projectId, id)).status, 'archived');
   });
@@ -212,5 +222,53 @@ describe(`run isolation on ${testDialect}`, () => {
     assert.doesNotMatch(environ, /sk-server-secret|admin-secret|DOCWRIGHT_SECRET_KEY|DATABASE_URL/);
     assert.match(environ, /PATH=/);
     await ended(projectId, id);
+  });
+
+  test('after a run, the next run’s process waits ready: the next run uses it once; it holds no secret and ends with the server', async () => {
+    const { projectId } = await project();
+    const { child } = await start({ OPENAI_API_KEY: 'sk-server-secret-1234' });
+    const environOf = (pid: number) => readFileSync(`/proc/${pid}/environ`, 'utf8');
+    model.push(
+      toolCall('write_file', { path: 'a.md', content: '# A\n' }),
+      toolCall('finish', { title: 'A', summary: 'A page.' }),
+    );
+    const first = ((await t.app.jobs.create(projectId, { prompt: 'A' })).body as { id: string }).id;
+    assert.equal((await ended(projectId, first)).status, 'completed');
+    const spare = await waitFor(async () => onlyChild(child.pid!), {
+      timeoutMs: 10_000,
+      message: 'a spare agent process after the run',
+    });
+    assert.doesNotMatch(environOf(spare), /sk-server-secret|DOCWRIGHT_SECRET_KEY|DATABASE_URL/);
+
+    // A page that takes a while to validate: the run is caught with its agent at work.
+    const slow = Array.from({ length: 8_000 }, (_, i) => `<Card title="t${i}">x</Card>`).join('\n\n');
+    model.push(
+      toolCall('write_file', { path: 'slow.mdx', content: slow }),
+      toolCall('finish', { title: 'Slow', summary: 'A slow page.' }),
+    );
+    const second = ((await t.app.jobs.create(projectId, { prompt: 'Slow' })).body as { id: string }).id;
+    await waitFor(
+      async () =>
+        (await t.app.jobs.events(projectId, second, {})).some((e) => e.type === 'agent.tool_result'),
+      { timeoutMs: 20_000 },
+    );
+    assert.deepEqual(
+      childrenOf(child.pid!),
+      [spare],
+      'the run is carried out by the spare, no other process',
+    );
+    assert.equal((await ended(projectId, second)).status, 'completed');
+    assert.equal(alive(spare), false, 'a spare is used for one run only');
+    const next = await waitFor(async () => onlyChild(child.pid!), {
+      timeoutMs: 10_000,
+    });
+    assert.notEqual(next, spare);
+
+    assert.equal(await server!.stop('SIGTERM'), 0);
+    server = undefined;
+    await waitFor(async () => !alive(next) || undefined, {
+      timeoutMs: 5_000,
+      message: 'the spare to end with the server',
+    });
   });
 });
