@@ -1,7 +1,7 @@
 /**
  * API throughput benchmark: `node bench/api.ts [--db sqlite|postgres]
  * [--duration 10] [--warmup 2] [--connections 50] [--projects 200] [--rounds 5]
- * [--only get,create,bare] [--profile]`.
+ * [--only get,create,bare] [--profile] [--no-worker]`.
  *
  * Starts a real `docwright serve` process on a throw-away database, seeds it
  * in-process (projects with a high rate limit, one key each, a few jobs),
@@ -67,6 +67,8 @@ const { values: args } = parseArgs({
     /** GET and bare alternate in this many slices of `duration / rounds` seconds (at least 2 s each). */
     rounds: { type: 'string', default: '5' },
     profile: { type: 'boolean', default: false },
+    /** The server runs no jobs (`serve --no-worker`, as on scale-out API nodes): the API alone. */
+    'no-worker': { type: 'boolean', default: false },
     /** Comma-separated subset of get,create,bare (to profile one of them alone). */
     only: { type: 'string', default: 'get,create,bare' },
   },
@@ -420,6 +422,7 @@ async function main(): Promise<void> {
         'serve',
         '--port',
         String(port),
+        ...(args['no-worker'] ? ['--no-worker'] : []),
       ],
       { ...cleanEnv(), ...env },
     );
@@ -539,7 +542,7 @@ async function main(): Promise<void> {
     console.log(
       `\ndocwright API benchmark — ${args.db}, node ${process.version}, ${availableParallelism()} CPUs, ` +
         `load ${load}, ${CONNECTIONS} connections, ${DURATION} s each (GET and bare: ${ROUNDS} alternating slices, medians), ` +
-        `${PROJECTS} projects, body ${jobBody.length} B\n`,
+        `${PROJECTS} projects, body ${jobBody.length} B, ${args['no-worker'] ? 'serve --no-worker (the API alone)' : 'serve with its embedded worker (every created job is run)'}\n`,
     );
     printTable(results);
     const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
