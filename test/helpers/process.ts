@@ -1,6 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { type AddressInfo, createServer } from 'node:net';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/docwright.js');
 
@@ -20,6 +21,42 @@ export interface ServerProcessOptions {
   replaceEnv?: boolean;
 }
 
+/** Whether any process of the group `pgid` is still there. */
+function groupAlive(pgid: number): boolean {
+  try {
+    execFileSync('pgrep', ['-g', String(pgid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Stops a process started in a group of its own and resolves with its exit code once every
+ * process of the group has gone: a spare agent process or a git child that outlived a killed
+ * server could otherwise still write into a directory the test is about to remove.
+ */
+async function stopProcessGroup(child: ChildProcess, signal: NodeJS.Signals): Promise<number | null> {
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill(signal);
+    await exited;
+  }
+  // Killed after 5 s; after 10 s what is left (a zombie nobody reaps) is not waited for.
+  const started = Date.now();
+  while (groupAlive(child.pid!) && Date.now() - started < 10_000) {
+    if (Date.now() - started > 5_000) {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // gone meanwhile
+      }
+    }
+    await sleep(20);
+  }
+  return child.exitCode;
+}
+
 /** Starts `docwright serve --port 0` as a real process and waits until it listens. */
 export async function startServerProcess(
   env: NodeJS.ProcessEnv,
@@ -29,6 +66,8 @@ export async function startServerProcess(
   const [file, ...prefix] = options.bin ? [options.bin] : [process.execPath, BIN];
   const child = spawn(file!, [...prefix, 'serve', '--port', '0', ...args], {
     cwd: options.cwd,
+    // A group of its own: stop() waits for its agent and git processes too.
+    detached: true,
     env: options.replaceEnv ? env : { ...process.env, DOCWRIGHT_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -57,12 +96,7 @@ export async function startServerProcess(
     url,
     child,
     output: () => output,
-    stop: (signal = 'SIGTERM') =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
-        child.once('exit', (code) => resolve(code));
-        child.kill(signal);
-      }),
+    stop: (signal = 'SIGTERM') => stopProcessGroup(child, signal),
   };
 }
 
@@ -124,6 +158,7 @@ export function runCli(
 export async function startWorkerCommand(env: Record<string, string>): Promise<ServerProcess> {
   const child = spawn(process.execPath, [BIN, 'worker'], {
     env: { ...cleanEnv(), DOCWRIGHT_LOG_LEVEL: 'info', ...env },
+    detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -147,12 +182,7 @@ export async function startWorkerCommand(env: Record<string, string>): Promise<S
     url: '',
     child,
     output: () => output,
-    stop: (signal = 'SIGTERM') =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
-        child.once('exit', (code) => resolve(code));
-        child.kill(signal);
-      }),
+    stop: (signal = 'SIGTERM') => stopProcessGroup(child, signal),
   };
 }
 
