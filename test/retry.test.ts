@@ -109,13 +109,27 @@ test('a requested wait (Retry-After) replaces the backoff; one over the cap is n
 
 test('no wait passes withinMs or the deadline', async () => {
   const within = failing(100);
-  const started = Date.now();
+  // Where each wait was planned to end, and why it gave up: no timing of the machine is asserted.
+  const plannedEnds: number[] = [];
+  let gaveUp: GiveUpReason | undefined;
   await assert.rejects(
-    retry(within.operation, { retryable: isFlaky, attempts: 100, baseDelayMs: 40, withinMs: 150 }),
+    retry(within.operation, {
+      retryable: isFlaky,
+      attempts: 100,
+      baseDelayMs: 40,
+      withinMs: 150,
+      onRetry: (_e, _a, waitMs) => void plannedEnds.push(Date.now() + waitMs),
+      giveUp: (error, reason) => {
+        gaveUp = reason;
+        return error;
+      },
+    }),
     Flaky,
   );
-  assert.ok(Date.now() - started < 150, 'gave up before the bound, not after');
+  assert.equal(gaveUp, 'time', 'gave up because the next wait would pass the bound');
   assert.ok(within.calls.length >= 2);
+  // The bound counts from retry()'s start, which is no later than the first call.
+  for (const end of plannedEnds) assert.ok(end <= within.calls[0]! + 150, 'no wait ends past withinMs');
 
   const deadline = failing(1, () => new Flaky(500));
   let waited: number | undefined;
