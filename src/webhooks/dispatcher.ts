@@ -9,10 +9,9 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { App } from '../app.ts';
 import type { Logger } from '../logger.ts';
-import { isReadOnlyDatabase } from '../store/dialect.ts';
 import type { WebhookDeliveryRow } from '../store/schema.ts';
 import { VERSION } from '../version.ts';
-import { Backoff } from '../worker/backoff.ts';
+import { Backoff, logTaskFailure } from '../worker/backoff.ts';
 import {
   anyDeliveryDue,
   claimDueDeliveries,
@@ -188,16 +187,7 @@ export class WebhookDispatcher {
         } while (this.#fillAgain && !this.#stopping);
         if (this.#claimBackoff.succeeded()) this.#log.info('webhook claims work again');
       } catch (error) {
-        // As the job worker's claims: a database that refuses writes pauses them, longer each time.
-        if (!isReadOnlyDatabase(error)) {
-          this.#log.warn({ err: error }, 'webhook claim failed; will retry');
-        } else {
-          const retryInMs = this.#claimBackoff.failed();
-          this.#log.warn(
-            { err: error, failures: this.#claimBackoff.failures, retryInMs },
-            `webhook claim failed; retrying in ${Math.ceil(retryInMs / 1000)} s`,
-          );
-        }
+        logTaskFailure(this.#log, 'webhook claim', this.#claimBackoff, error);
       } finally {
         this.#filling = false;
       }

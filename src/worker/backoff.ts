@@ -1,3 +1,6 @@
+import type { Logger } from '../logger.ts';
+import { isReadOnlyDatabase } from '../store/dialect.ts';
+
 /**
  * Exponential backoff for a task that keeps failing the same way (a database that refuses writes):
  * each failure doubles the pause before the next attempt, up to a ceiling, so that the task
@@ -39,4 +42,21 @@ export class Backoff {
     this.#until = 0;
     return recovered;
   }
+}
+
+/**
+ * A task's failure, logged. A database that refuses writes fails every attempt the same way: the
+ * task then pauses, longer each time, so that it neither hammers the database nor fills the
+ * log. Anything else (a dropped connection) is retried at the next turn, as before.
+ */
+export function logTaskFailure(log: Logger, task: string, backoff: Backoff, error: unknown): void {
+  if (!isReadOnlyDatabase(error)) {
+    log.warn({ err: error }, `${task} failed; will retry`);
+    return;
+  }
+  const retryInMs = backoff.failed();
+  log.warn(
+    { err: error, failures: backoff.failures, retryInMs },
+    `${task} failed; retrying in ${Math.ceil(retryInMs / 1000)} s`,
+  );
 }

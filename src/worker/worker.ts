@@ -7,10 +7,9 @@ import { runHistory } from '../jobs/runs.ts';
 import { finishRun, type RunOutcome, recordRunEvent } from '../jobs/transitions.ts';
 import { jobSpending, recordUsage, type TokenUsage } from '../jobs/usage.ts';
 import type { Logger } from '../logger.ts';
-import { isReadOnlyDatabase } from '../store/dialect.ts';
 import type { JobRunRow } from '../store/schema.ts';
 import { isTransientDatabaseError, retryDatabase } from '../store/transient.ts';
-import { Backoff } from './backoff.ts';
+import { Backoff, logTaskFailure } from './backoff.ts';
 import { claimNextRun } from './claim.ts';
 import { lostRuns, releaseLease, renewLease } from './lease.ts';
 import { removeOwnRunDirectory, removeStaleRunDirectories } from './run-directories.ts';
@@ -94,7 +93,7 @@ export class Worker {
         if (backoff.pausing) return;
         void fn().then(
           () => backoff.succeeded() && this.#log.info(`${task} works again`),
-          (error) => this.#failed(task, backoff, error),
+          (error) => logTaskFailure(this.#log, task, backoff, error),
         );
       }, ms);
       if (!keepAlive) timer.unref();
@@ -194,28 +193,11 @@ export class Worker {
         } while (this.#fillAgain && !this.#stopping);
         if (this.#claimBackoff.succeeded()) this.#log.info('claims work again');
       } catch (error) {
-        this.#failed('claim', this.#claimBackoff, error);
+        logTaskFailure(this.#log, 'claim', this.#claimBackoff, error);
       } finally {
         this.#filling = false;
       }
     })();
-  }
-
-  /**
-   * A task's failure, logged. A database that refuses writes fails every attempt the same way: the
-   * task then pauses, longer each time, so that it neither hammers the database nor fills the
-   * log. Anything else (a dropped connection) is retried at the next turn, as before.
-   */
-  #failed(task: string, backoff: Backoff, error: unknown): void {
-    if (!isReadOnlyDatabase(error)) {
-      this.#log.warn({ err: error }, `${task} failed; will retry`);
-      return;
-    }
-    const retryInMs = backoff.failed();
-    this.#log.warn(
-      { err: error, failures: backoff.failures, retryInMs },
-      `${task} failed; retrying in ${Math.ceil(retryInMs / 1000)} s`,
-    );
   }
 
   #start(run: JobRunRow): void {
