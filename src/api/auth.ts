@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { DocwrightError } from '../errors.ts';
 import { isProjectId } from '../ids.ts';
 import type { KeyService, Principal } from '../keys/keys.ts';
+import type { ApiKeyRow } from '../store/schema.ts';
 
 /**
  * Checks the bearer key against the project in the path (SPEC §3):
@@ -11,7 +12,12 @@ import type { KeyService, Principal } from '../keys/keys.ts';
 export async function authorizeProject(
   request: FastifyRequest,
   projectId: string,
-  deps: { keys: KeyService; projectExists: (id: string) => Promise<boolean> },
+  deps: {
+    keys: KeyService;
+    projectExists: (id: string) => Promise<boolean>;
+    /** Reads the key's row with the request's own query (see `KeyService.authenticate`). */
+    lookUp?: (hash: string) => Promise<ApiKeyRow | undefined>;
+  },
 ): Promise<Principal> {
   const header = request.headers.authorization;
   if (!header)
@@ -21,7 +27,7 @@ export async function authorizeProject(
     );
   const match = /^Bearer +(\S+) *$/i.exec(header);
   if (!match) throw new DocwrightError('unauthorized', 'the Authorization header must be Bearer <API key>');
-  const principal = await deps.keys.authenticate(match[1]!);
+  const principal = await deps.keys.authenticate(match[1]!, deps.lookUp);
   if (principal.projectId !== projectId) {
     // Only an id of the project shape can exist; anything else (a NUL byte,
     // which PostgreSQL refuses outright) is answered without a query.

@@ -1,9 +1,9 @@
 import type { Transaction } from 'kysely';
 import { DocwrightError } from '../errors.ts';
-import { isJobId, newJobId } from '../ids.ts';
+import { isJobId, isProjectId, newJobId } from '../ids.ts';
 import type { Store } from '../store/database.ts';
 import { lockProject } from '../store/dialect.ts';
-import type { Database, JobRow, ProjectRow, RunDiffRow } from '../store/schema.ts';
+import type { ApiKeyRow, Database, JobRow, ProjectRow, RunDiffRow } from '../store/schema.ts';
 import type { Signal } from '../store/signals.ts';
 import { parseOrThrow } from '../validation.ts';
 import { enqueueJobMessage } from '../webhooks/enqueue.ts';
@@ -98,11 +98,35 @@ export function createJobService(options: JobServiceOptions) {
     return query;
   }
 
+  // A poll's key and job in one statement, compiled once: current by construction, so the key
+  // cache (and SQLite's data_version read that keeps it honest) is not needed.
+  const jobWithKey = db
+    .selectFrom('api_keys as k')
+    .leftJoin('jobs as j', (join) => join.on('j.id', '=', '').on('j.project_id', '=', ''))
+    .selectAll('j')
+    .select([
+      'k.id as key_id',
+      'k.project_id as key_project_id',
+      'k.name as key_name',
+      'k.hash as key_hash',
+      'k.last_four as key_last_four',
+      'k.created_at as key_created_at',
+      'k.expires_at as key_expires_at',
+      'k.revoked_at as key_revoked_at',
+      'k.last_used_at as key_last_used_at',
+    ])
+    .where('k.hash', '=', '')
+    .compile();
+  type JobWithKeyRow = Partial<JobRow> & { [C in keyof ApiKeyRow as `key_${C}`]: ApiKeyRow[C] };
+
+  const jobNotFound = (jobId: string) =>
+    new DocwrightError('job-not-found', `job ${jobId} does not exist in this project`);
+
   async function findJob(projectId: string, jobId: string, trx = db): Promise<JobRow> {
     const row = isJobId(jobId)
       ? (await trx.executeQuery<JobRow>({ ...jobById, parameters: [jobId, projectId] })).rows[0]
       : undefined;
-    if (!row) throw new DocwrightError('job-not-found', `job ${jobId} does not exist in this project`);
+    if (!row) throw jobNotFound(jobId);
     return row;
   }
 
@@ -267,6 +291,35 @@ export function createJobService(options: JobServiceOptions) {
 
     async get(projectId: string, jobId: string): Promise<AgentJob> {
       return toAgentJob(await findJob(projectId, jobId));
+    },
+
+    /**
+     * The key with hash `keyHash` and, if it exists in `projectId`, the job: one statement for
+     * the API's most frequent request. `job()` throws `job-not-found` when there is none; the
+     * caller checks the key first.
+     */
+    async findWithKey(projectId: string, jobId: string, keyHash: string) {
+      // An id of the wrong shape matches nothing (and PostgreSQL would refuse a NUL byte in it).
+      const parameters = [isJobId(jobId) ? jobId : '', isProjectId(projectId) ? projectId : '', keyHash];
+      const row = (await db.executeQuery<JobWithKeyRow>({ ...jobWithKey, parameters })).rows[0];
+      const key: ApiKeyRow | undefined = row && {
+        id: row.key_id,
+        project_id: row.key_project_id,
+        name: row.key_name,
+        hash: row.key_hash,
+        last_four: row.key_last_four,
+        created_at: row.key_created_at,
+        expires_at: row.key_expires_at,
+        revoked_at: row.key_revoked_at,
+        last_used_at: row.key_last_used_at,
+      };
+      return {
+        key,
+        job(): AgentJob {
+          if (!row?.id) throw jobNotFound(jobId);
+          return toAgentJob(row as JobRow);
+        },
+      };
     },
 
     /** Newest first, `limit` at a time; `nextCursor` continues after the last one. */

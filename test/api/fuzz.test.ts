@@ -876,11 +876,14 @@ describe('fuzzed malformed requests', () => {
     const target = `/v2/agent/${own.projectId}/job`;
     await expectProblem({ method: 'POST', target, headers: authorized(), body }, 400, 'invalid-request');
     for (const project of [`${own.projectId}%00`, 'prj_%00']) {
-      await expectProblem(
-        { method: 'GET', target: `/v2/agent/${project}/jobs`, headers: authorized() },
-        404,
-        'project-not-found',
-      );
+      // The job poll reads its key and its job in one statement: the project id is in that query.
+      for (const route of ['jobs', 'job/job_%00']) {
+        await expectProblem(
+          { method: 'GET', target: `/v2/agent/${project}/${route}`, headers: authorized() },
+          404,
+          'project-not-found',
+        );
+      }
     }
   });
 

@@ -59,6 +59,23 @@ describe(`verified-key cache (${testDialect})`, () => {
     assert.deepEqual(await t.app.keys.authenticate(k.key), { keyId: k.id, projectId: p.projectId });
   });
 
+  test('a job poll reads its key with its job: even a revocation nobody announced is seen at once', async () => {
+    const k = await t.app.keys.create(p.projectId);
+    await cached(t.app, k.id, k.key);
+    const { body } = await t.app.jobs.create(p.projectId, { prompt: 'Document the flag' });
+    const poll = () =>
+      t.server.inject({
+        method: 'GET',
+        url: `/v2/agent/${p.projectId}/job/${(body as { id: string }).id}`,
+        headers: bearer(k.key),
+      });
+    assert.equal((await poll()).statusCode, 200);
+    await revokeBySql(t.app, k.id);
+    const res = await poll();
+    assert.equal(res.statusCode, 401);
+    assert.match(res.json<{ detail: string }>().detail, /revoked/);
+  });
+
   test('a revocation in this process is seen at once', async () => {
     const k = await t.app.keys.create(p.projectId);
     await cached(t.app, k.id, k.key);

@@ -55,9 +55,20 @@ export function registerJobRoutes(server: FastifyInstance, app: App): void {
     return sendWork(reply, await app.jobs.message(projectId, id, request.body, idempotencyOf(request)));
   });
 
-  server.get<JobParams>('/v2/agent/:projectId/job/:id', { onRequest: authorize }, async (request) =>
-    app.jobs.get(request.params.projectId, request.params.id),
-  );
+  // The poll reads its key and its job in one statement (the API's most frequent request).
+  server.get<JobParams>('/v2/agent/:projectId/job/:id', async (request) => {
+    const { projectId, id } = request.params;
+    let found: Awaited<ReturnType<App['jobs']['findWithKey']>> | undefined;
+    request.principal = await authorizeProject(request, projectId, {
+      keys: app.keys,
+      projectExists: app.jobs.projectExists,
+      lookUp: async (hash) => {
+        found = await app.jobs.findWithKey(projectId, id, hash);
+        return found.key;
+      },
+    });
+    return found!.job();
+  });
 
   server.get<ProjectParams>('/v2/agent/:projectId/jobs', { onRequest: authorize }, async (request) =>
     app.jobs.list(request.params.projectId, request.query),
