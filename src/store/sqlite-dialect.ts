@@ -17,6 +17,7 @@ import {
   SqliteQueryCompiler,
 } from 'kysely';
 import { retry } from '../retry.ts';
+import { GroupCommit, type Lease } from './sqlite-group-commit.ts';
 
 /**
  * Kysely dialect for the built-in `node:sqlite` (no native addon to compile).
@@ -68,6 +69,13 @@ class NodeSqliteAdapter extends SqliteAdapter {
   override get supportsTransactionalDdl(): boolean {
     return true;
   }
+  /**
+   * One connection, but the driver hands it out in turn itself (sqlite-group-commit.ts): Kysely's
+   * own mutex would keep the next transaction waiting until the previous one's group committed.
+   */
+  override get supportsMultipleConnections(): boolean {
+    return true;
+  }
 }
 
 /** How often the checkpoint thread copies the write-ahead log into the database. */
@@ -76,37 +84,11 @@ const CHECKPOINT_INTERVAL_MS = 1_000;
 /** How long a statement keeps retrying while another process holds the database's lock. */
 const BUSY_WAIT_MS = 10_000;
 
-/**
- * One connection, taken in turn: a transaction holds it from BEGIN to COMMIT, so that no other
- * query of this process runs inside someone else's transaction (Kysely's own SQLite driver
- * does the same).
- */
-class ConnectionLock {
-  #tail: Promise<void> = Promise.resolve();
-  #release: (() => void) | undefined;
-
-  async acquire(): Promise<void> {
-    const previous = this.#tail;
-    let release!: () => void;
-    this.#tail = new Promise((resolve) => {
-      release = resolve;
-    });
-    await previous;
-    this.#release = release;
-  }
-
-  release(): void {
-    const release = this.#release;
-    this.#release = undefined;
-    release?.();
-  }
-}
-
 class NodeSqliteDriver implements Driver {
   readonly #file: string;
   #db: DatabaseSync | undefined;
   #connection: NodeSqliteConnection | undefined;
-  readonly #lock = new ConnectionLock();
+  #transactions: GroupCommit | undefined;
   #dataVersion: StatementSync | undefined;
   #checkpointer: Worker | undefined;
 
@@ -132,24 +114,38 @@ class NodeSqliteDriver implements Driver {
     // Switching to WAL needs a moment of exclusive access: another process may be opening the file too.
     await whileBusy(() => db.exec('PRAGMA journal_mode = WAL'));
     this.#db.exec('PRAGMA synchronous = NORMAL');
+    // A group commit's savepoints journal every page a member changes; on disk, that journal
+    // spilled to a temporary file for most members (sqlite-group-commit.ts).
+    this.#db.exec('PRAGMA temp_store = MEMORY');
     // Checkpoints stall the connection that runs them while they copy and sync: this one never
     // does; a thread of its own checkpoints once the process has written (see sqlite-checkpointer.ts).
     this.#db.exec('PRAGMA wal_autocheckpoint = 0');
     this.#startCheckpointer();
     this.#db.exec('PRAGMA foreign_keys = ON');
-    this.#connection = new NodeSqliteConnection(this.#db);
+    const connection = new NodeSqliteConnection(this.#db);
+    this.#connection = connection;
+    this.#transactions = new GroupCommit({
+      run: async (sql) => {
+        await connection.executeQuery(CompiledQuery.raw(sql));
+      },
+      inTransaction: () => db.isTransaction,
+    });
   }
 
+  /**
+   * One connection, taken in turn: a transaction holds it from BEGIN to COMMIT, so that no other
+   * query of this process runs inside someone else's transaction (Kysely's own SQLite driver
+   * does the same) — except as a member of the same group commit (sqlite-group-commit.ts).
+   */
   async acquireConnection(): Promise<DatabaseConnection> {
-    await this.#lock.acquire();
-    return this.#connection!;
+    return new LeasedConnection(this.#connection!, await this.#transactions!.acquire());
   }
 
-  async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  async beginTransaction(): Promise<void> {
+    await this.#transactions!.begin();
   }
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('commit'));
+    await this.#transactions!.commit((connection as LeasedConnection).lease);
   }
 
   #startCheckpointer(): void {
@@ -163,17 +159,37 @@ class NodeSqliteDriver implements Driver {
     this.#checkpointer.on('error', () => {});
   }
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('rollback'));
+    await this.#transactions!.rollback((connection as LeasedConnection).lease);
   }
-  async releaseConnection(): Promise<void> {
-    this.#lock.release();
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    await this.#transactions!.release((connection as LeasedConnection).lease);
   }
 
   async destroy(): Promise<void> {
+    await this.#transactions?.flush();
     await this.#checkpointer?.terminate();
     this.#checkpointer = undefined;
     this.#db?.close();
     this.#db = undefined;
+  }
+}
+
+/** The connection as one holder has it, from acquire to release. */
+class LeasedConnection implements DatabaseConnection {
+  readonly #connection: NodeSqliteConnection;
+  readonly lease: Lease;
+
+  constructor(connection: NodeSqliteConnection, lease: Lease) {
+    this.#connection = connection;
+    this.lease = lease;
+  }
+
+  executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    return this.#connection.executeQuery(query);
+  }
+
+  streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    return this.#connection.streamQuery(query);
   }
 }
 

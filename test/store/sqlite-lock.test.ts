@@ -31,7 +31,16 @@ describe('SQLite write lock held by another process', { skip: onlySqlite }, () =
 
   test('health answers at once while a create waits for the lock; the create then succeeds', async () => {
     const other = new DatabaseSync(path.join(t.database.dataDir, 'docwright.db'));
-    other.exec('BEGIN IMMEDIATE');
+    // The server may be writing (its one-time setup link) just after it answered ready: wait for it.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        other.exec('BEGIN IMMEDIATE');
+        break;
+      } catch (error) {
+        if (attempt === 100) throw error;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
     let released = false;
     const release = setTimeout(() => {
       other.exec('COMMIT');
