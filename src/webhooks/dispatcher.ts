@@ -11,7 +11,7 @@ import type { App } from '../app.ts';
 import type { Logger } from '../logger.ts';
 import type { WebhookDeliveryRow } from '../store/schema.ts';
 import { VERSION } from '../version.ts';
-import { Backoff, logTaskFailure } from '../worker/backoff.ts';
+import { ClaimLoop } from '../worker/claim-loop.ts';
 import {
   anyDeliveryDue,
   claimDueDeliveries,
@@ -63,11 +63,8 @@ export class WebhookDispatcher {
   #checkingDue = false;
   #unsubscribe: (() => void) | undefined;
   #stopping = false;
-  #filling = false;
-  #fillAgain = false;
-  #fillPass: Promise<void> = Promise.resolve();
-  /** Claims pause after failures of a database that refuses writes, as the job worker's do. */
-  readonly #claimBackoff = new Backoff(1_000, 30_000);
+  /** Claims due deliveries into free slots; stop() waits for its pass. */
+  readonly #claims: ClaimLoop;
 
   constructor(app: App, options: WebhookDispatcherOptions = {}) {
     this.#app = app;
@@ -77,6 +74,13 @@ export class WebhookDispatcher {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.id = options.id ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}-webhooks`;
     this.#log = app.logger.child({ dispatcherId: this.id });
+    this.#claims = new ClaimLoop({
+      task: 'webhook claim',
+      log: this.#log,
+      maxBackoffMs: 30_000,
+      enabled: () => !this.#stopping,
+      claimOnce: () => this.#claimOnce(),
+    });
   }
 
   /** Deliveries being sent right now. */
@@ -92,13 +96,13 @@ export class WebhookDispatcher {
     };
     // Job changes publish a signal after they commit; that is when messages appear.
     this.#unsubscribe = this.#app.signals.subscribe((signal) => {
-      if (signal.kind === 'job-event' || signal.kind === 'run-queued') this.#fillIfDue();
+      if (signal.kind === 'job-event' || signal.kind === 'run-queued') this.#wakeIfDue();
     });
-    every(this.#options.pollMs ?? 1_000, () => this.#fill());
+    every(this.#options.pollMs ?? 1_000, () => this.#claims.wake());
     every(this.#leaseMs / 3, () =>
       this.#heartbeat().catch((error) => this.#log.warn({ err: error }, 'webhook lease renewal failed')),
     );
-    this.#fill();
+    this.#claims.wake();
   }
 
   /**
@@ -109,7 +113,7 @@ export class WebhookDispatcher {
     this.#stopping = true;
     this.#unsubscribe?.();
     for (const timer of this.#timers) clearInterval(timer);
-    await this.#fillPass;
+    await this.#claims.settled();
     let timer: NodeJS.Timeout | undefined;
     const graceOver = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), graceMs);
@@ -132,66 +136,45 @@ export class WebhookDispatcher {
    * and runs that share the database; a read does not. The poll always claims, so a database
    * that refuses writes is still noticed (and backed off from) as before.
    */
-  #fillIfDue(): void {
+  #wakeIfDue(): void {
     if (this.#app.store.dialect !== 'sqlite') {
-      this.#fill();
+      this.#claims.wake();
       return;
     }
-    if (this.#checkingDue || this.#stopping || this.#claimBackoff.pausing) return;
+    if (this.#checkingDue || this.#stopping || this.#claims.pausing) return;
     this.#checkingDue = true;
     anyDeliveryDue(this.#app.store.db, this.#app.now())
       .then(
-        (due) => due && this.#fill(),
-        () => this.#fill(),
+        (due) => due && this.#claims.wake(),
+        () => this.#claims.wake(),
       )
       .finally(() => {
         this.#checkingDue = false;
       });
   }
 
-  /** Claims due deliveries while there are free slots. Re-entrant calls coalesce into one more pass. */
-  #fill(): void {
-    if (this.#stopping || this.#claimBackoff.pausing) return;
-    if (this.#filling) {
-      this.#fillAgain = true;
-      return;
+  /** Claims the due deliveries there is room for and starts sending them. */
+  async #claimOnce(): Promise<boolean> {
+    const room = this.#concurrency - this.#inFlight.size;
+    if (room <= 0) return false;
+    const claimed = await claimDueDeliveries(this.#app.store, {
+      owner: this.id,
+      now: this.#app.now(),
+      leaseMs: this.#leaseMs,
+      limit: room,
+    });
+    for (const delivery of claimed) {
+      const done = this.#deliver(delivery)
+        .catch((error) =>
+          this.#log.error({ err: error, deliveryId: delivery.id }, 'webhook delivery failed unexpectedly'),
+        )
+        .finally(() => {
+          this.#inFlight.delete(delivery.id);
+          this.#claims.wake();
+        });
+      this.#inFlight.set(delivery.id, done);
     }
-    this.#filling = true;
-    this.#fillPass = (async () => {
-      try {
-        do {
-          this.#fillAgain = false;
-          while (!this.#stopping && this.#inFlight.size < this.#concurrency) {
-            const claimed = await claimDueDeliveries(this.#app.store, {
-              owner: this.id,
-              now: this.#app.now(),
-              leaseMs: this.#leaseMs,
-              limit: this.#concurrency - this.#inFlight.size,
-            });
-            for (const delivery of claimed) {
-              const done = this.#deliver(delivery)
-                .catch((error) =>
-                  this.#log.error(
-                    { err: error, deliveryId: delivery.id },
-                    'webhook delivery failed unexpectedly',
-                  ),
-                )
-                .finally(() => {
-                  this.#inFlight.delete(delivery.id);
-                  this.#fill();
-                });
-              this.#inFlight.set(delivery.id, done);
-            }
-            if (claimed.length === 0) break;
-          }
-        } while (this.#fillAgain && !this.#stopping);
-        if (this.#claimBackoff.succeeded()) this.#log.info('webhook claims work again');
-      } catch (error) {
-        logTaskFailure(this.#log, 'webhook claim', this.#claimBackoff, error);
-      } finally {
-        this.#filling = false;
-      }
-    })();
+    return claimed.length > 0;
   }
 
   async #heartbeat(): Promise<void> {

@@ -11,6 +11,7 @@ import type { JobRunRow } from '../store/schema.ts';
 import { isTransientDatabaseError, retryDatabase } from '../store/transient.ts';
 import { Backoff, logTaskFailure } from './backoff.ts';
 import { claimNextRun } from './claim.ts';
+import { ClaimLoop } from './claim-loop.ts';
 import { lostRuns, releaseLease, renewLease } from './lease.ts';
 import { removeOwnRunDirectory, removeStaleRunDirectories } from './run-directories.ts';
 import type { DeferTask, RunnableJob, Runner } from './runner.ts';
@@ -66,12 +67,8 @@ export class Worker {
   readonly #timers: NodeJS.Timeout[] = [];
   #unsubscribe: (() => void) | undefined;
   #stopping = false;
-  #filling = false;
-  #fillAgain = false;
-  /** The current claim pass; stop() waits for it. */
-  #fillPass: Promise<void> = Promise.resolve();
-  /** Claims pause after failures (a database that refuses writes fails every one the same way). */
-  readonly #claimBackoff = new Backoff(1_000, MAX_BACKOFF_MS);
+  /** Claims runs into free slots; stop() waits for its pass. */
+  readonly #claims: ClaimLoop;
 
   constructor(app: App, options: WorkerOptions) {
     this.#app = app;
@@ -79,6 +76,13 @@ export class Worker {
     this.#settings = { ...app.config.worker, ...definedOnly(options) };
     this.id = options.workerId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
     this.#log = app.logger.child({ workerId: this.id });
+    this.#claims = new ClaimLoop({
+      task: 'claim',
+      log: this.#log,
+      maxBackoffMs: MAX_BACKOFF_MS,
+      enabled: () => !this.#stopping && options.claim !== false,
+      claimOnce: () => this.#claimOnce(),
+    });
   }
 
   get running(): number {
@@ -110,15 +114,15 @@ export class Worker {
     void removeLeftovers().catch((error) => this.#log.warn({ err: error }, 'removing old checkouts failed'));
 
     this.#unsubscribe = this.#app.signals.subscribe((signal) => {
-      if (signal.kind === 'run-queued') this.#fill();
+      if (signal.kind === 'run-queued') this.#claims.wake();
       if (signal.kind === 'run-cancelled' && this.#active.has(signal.runId)) void this.#checkLost();
     });
     // The claim poll holds the process open until stop(): a worker-only process
     // on SQLite has no socket that would, and would exit as soon as it started.
-    every('claim poll', this.#options.pollMs ?? 1_000, async () => this.#fill(), true);
+    every('claim poll', this.#options.pollMs ?? 1_000, async () => this.#claims.wake(), true);
     every('heartbeat', leaseMs / 3, () => this.#heartbeat());
     every('cancellation check', this.#options.cancelCheckMs ?? 1_000, () => this.#checkLost());
-    this.#fill();
+    this.#claims.wake();
     this.#log.info({ concurrency: this.#settings.concurrency, leaseMs }, 'worker started');
   }
 
@@ -131,7 +135,7 @@ export class Worker {
     this.#unsubscribe?.();
     // A claim already in flight still lands: wait for it, so that its run gets
     // the grace period and the release too instead of outliving stop() with a lease.
-    await this.#fillPass;
+    await this.#claims.settled();
     const settled = Promise.all([...this.#active.values()].map((a) => a.done));
     let timer: NodeJS.Timeout | undefined;
     const graceOver = new Promise<'timeout'>((resolve) => {
@@ -168,36 +172,18 @@ export class Worker {
     return result;
   }
 
-  /** Claims runs while there are free slots. Re-entrant calls coalesce into one more pass. */
-  #fill(): void {
-    if (this.#stopping || this.#options.claim === false || this.#claimBackoff.pausing) return;
-    if (this.#filling) {
-      this.#fillAgain = true;
-      return;
-    }
-    this.#filling = true;
-    this.#fillPass = (async () => {
-      try {
-        do {
-          this.#fillAgain = false;
-          while (!this.#stopping && this.#active.size < this.#settings.concurrency) {
-            const run = await claimNextRun(this.#app.store, {
-              workerId: this.id,
-              now: this.#app.now(),
-              leaseMs: this.#settings.leaseMs,
-              projectConcurrency: this.#settings.projectConcurrency,
-            });
-            if (!run) break;
-            this.#start(run);
-          }
-        } while (this.#fillAgain && !this.#stopping);
-        if (this.#claimBackoff.succeeded()) this.#log.info('claims work again');
-      } catch (error) {
-        logTaskFailure(this.#log, 'claim', this.#claimBackoff, error);
-      } finally {
-        this.#filling = false;
-      }
-    })();
+  /** Claims one run into a free slot, if there is one and a run is due. */
+  async #claimOnce(): Promise<boolean> {
+    if (this.#active.size >= this.#settings.concurrency) return false;
+    const run = await claimNextRun(this.#app.store, {
+      workerId: this.id,
+      now: this.#app.now(),
+      leaseMs: this.#settings.leaseMs,
+      projectConcurrency: this.#settings.projectConcurrency,
+    });
+    if (!run) return false;
+    this.#start(run);
+    return true;
   }
 
   #start(run: JobRunRow): void {
@@ -206,7 +192,7 @@ export class Worker {
     this.#active.set(run.id, active);
     active.done = this.#execute(run, controller).finally(() => {
       this.#active.delete(run.id);
-      this.#fill();
+      this.#claims.wake();
     });
   }
 
