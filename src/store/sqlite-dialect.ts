@@ -197,6 +197,8 @@ interface PreparedStatement {
   statement: StatementSync;
   /** Whether it yields rows (SELECT, RETURNING…) or only runs. */
   returnsRows: boolean;
+  /** Turns a row as node:sqlite returns it into the plain object callers get (as from pg). */
+  toRow: (row: unknown) => Record<string, unknown>;
 }
 
 class NodeSqliteConnection implements DatabaseConnection {
@@ -212,7 +214,8 @@ class NodeSqliteConnection implements DatabaseConnection {
     let prepared = this.#statements.get(sql);
     if (!prepared) {
       const statement = this.#db.prepare(sql);
-      prepared = { statement, returnsRows: returnsRows(statement, sql) };
+      const yieldsRows = returnsRows(statement, sql);
+      prepared = { statement, returnsRows: yieldsRows, toRow: yieldsRows ? rowMaker(statement) : copyRow };
       if (this.#statements.size > 500) this.#statements.clear();
       this.#statements.set(sql, prepared);
     }
@@ -224,12 +227,9 @@ class NodeSqliteConnection implements DatabaseConnection {
   }
 
   #execute<R>(query: CompiledQuery): QueryResult<R> {
-    const { statement, returnsRows } = this.#prepare(query.sql);
+    const { statement, returnsRows, toRow } = this.#prepare(query.sql);
     const parameters = query.parameters.map(toSqliteValue);
-    if (returnsRows) {
-      // node:sqlite rows have a null prototype; give callers plain objects as pg does.
-      return { rows: statement.all(...parameters).map((row) => ({ ...row })) as R[] };
-    }
+    if (returnsRows) return { rows: statement.all(...parameters).map(toRow) as R[] };
     const { changes, lastInsertRowid } = statement.run(...parameters);
     return {
       rows: [],
@@ -239,9 +239,9 @@ class NodeSqliteConnection implements DatabaseConnection {
   }
 
   async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
-    const { statement } = this.#prepare(query.sql);
+    const { statement, toRow } = this.#prepare(query.sql);
     for (const row of statement.iterate(...query.parameters.map(toSqliteValue))) {
-      yield { rows: [{ ...row } as R] };
+      yield { rows: [toRow(row) as R] };
     }
   }
 }
@@ -277,6 +277,25 @@ function returnsRows(statement: StatementSync, sql: string): boolean {
   // `columns()` exists from Node 22.16; older 22.x falls back to reading the SQL.
   if (typeof statement.columns === 'function') return statement.columns().length > 0;
   return /^\s*(select|with|pragma|values)\b|\breturning\b/i.test(sql);
+}
+
+/** node:sqlite's own rows have a null prototype, and are slow to read: callers get a copy. */
+const copyRow = (row: unknown) => ({ ...(row as Record<string, unknown>) });
+
+/**
+ * Rows read as arrays and made into objects here cost a quarter of node:sqlite's own objects and
+ * their copy (4.5 vs 16–19 µs for a 30-column row); before Node 24, a copy of its objects.
+ */
+function rowMaker(statement: StatementSync): PreparedStatement['toRow'] {
+  if (typeof statement.setReturnArrays !== 'function') return copyRow;
+  statement.setReturnArrays(true);
+  const names = statement.columns().map((column) => column.name);
+  return (row) => {
+    const values = row as unknown[];
+    const object: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i++) object[names[i]!] = values[i];
+    return object;
+  };
 }
 
 function toSqliteValue(value: unknown): SQLInputValue {
