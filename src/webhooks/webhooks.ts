@@ -338,7 +338,7 @@ export function createWebhookService(deps: {
         );
       }
       const at = now();
-      await db
+      const updated = await db
         .updateTable('webhook_deliveries')
         .set({
           status: 'pending',
@@ -349,8 +349,11 @@ export function createWebhookService(deps: {
           updated_at: at,
         })
         .where('id', '=', id)
-        .execute();
-      return deliveryView(await mustGetDelivery(id));
+        .returningAll()
+        .executeTakeFirst();
+      if (!updated) throw new DocwrightError('delivery-not-found', `webhook delivery ${id} does not exist`);
+      // What the resend did: a running dispatcher may claim the delivery at once, before a read.
+      return deliveryView({ ...updated, type: row.type, job_id: row.job_id });
     },
 
     /** Stops sending to an endpoint because it answered 410 Gone (the dispatcher's call). */
