@@ -213,7 +213,23 @@ interface Figures {
   non2xx: number;
   errors: number;
   statuses: string;
+  /** CPU time the server process (all its threads) spent per answered request, in µs. */
+  cpuUs?: number;
 }
+
+/** User + system CPU time of process `pid` and its threads so far, in µs (Linux /proc). */
+function cpuTimeUs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+const CLOCK_TICKS_PER_SECOND = 100;
 
 async function measure(
   name: string,
@@ -221,12 +237,17 @@ async function measure(
   requests: AutocannonRequest[],
   duration = DURATION,
   warmup = WARMUP,
+  pid?: number,
 ): Promise<Figures> {
   if (warmup > 0) await autocannon({ url, connections: CONNECTIONS, duration: warmup, requests });
   log(`measuring ${name} for ${duration} s…`);
+  const cpuBefore = cpuTimeUs(pid);
   const r = await autocannon({ url, connections: CONNECTIONS, duration, requests });
+  const cpuAfter = cpuTimeUs(pid);
   return {
     name,
+    ...(cpuBefore !== undefined &&
+      cpuAfter !== undefined && { cpuUs: (cpuAfter - cpuBefore) / r.requests.total }),
     rps: r.requests.total / r.duration,
     p50: r.latency.p50,
     p99: r.latency.p99,
@@ -256,6 +277,7 @@ function medianOf(name: string, slices: Figures[]): Figures {
     rps: median((f) => f.rps),
     p50: median((f) => f.p50),
     p99: median((f) => f.p99),
+    ...(slices.every((f) => f.cpuUs !== undefined) && { cpuUs: median((f) => f.cpuUs!) }),
     non2xx: slices.reduce((n, f) => n + f.non2xx, 0),
     errors: slices.reduce((n, f) => n + f.errors, 0),
     statuses: [...statuses].map(([code, count]) => `${code}×${count}`).join(' '),
@@ -371,19 +393,29 @@ const fmt = (n: number, digits = 0) =>
   n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 function printTable(rows: Figures[]): void {
-  const header = ['target', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'statuses'];
+  const header = [
+    'target',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'server CPU µs/req',
+    'non-2xx',
+    'errors',
+    'statuses',
+  ];
   const cells = rows.map((r) => [
     r.name,
     fmt(r.rps),
     fmt(r.p50, 1),
     fmt(r.p99, 1),
+    r.cpuUs === undefined ? '' : fmt(r.cpuUs, 1),
     String(r.non2xx),
     String(r.errors),
     r.statuses,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (c: string[]) =>
-    c.map((v, i) => (i === 0 || i === 6 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join('  ');
+    c.map((v, i) => (i === 0 || i === 7 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join('  ');
   console.log(line(header));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const c of cells) console.log(line(c));
@@ -480,7 +512,7 @@ async function main(): Promise<void> {
     const results: Figures[] = [];
     const run = async (key: string, name: string, url: string, requests: AutocannonRequest[]) => {
       if (!only.has(key)) return undefined;
-      const figures = await measure(name, url, requests);
+      const figures = await measure(name, url, requests, DURATION, WARMUP, server.child.pid);
       results.push(figures);
       return figures;
     };
@@ -503,12 +535,19 @@ async function main(): Promise<void> {
         const pair: (() => Promise<void>)[] = [];
         if (only.has('get'))
           pair.push(async () => {
-            gets.push(await measure('(a) GET job', base, [getJob], slice, warmup));
+            gets.push(await measure('(a) GET job', base, [getJob], slice, warmup, server.child.pid));
           });
         if (only.has('bare'))
           pair.push(async () => {
             bares.push(
-              await measure('(c) bare node:http', bareUrl, [{ method: 'GET', path: '/' }], slice, warmup),
+              await measure(
+                '(c) bare node:http',
+                bareUrl,
+                [{ method: 'GET', path: '/' }],
+                slice,
+                warmup,
+                bare.child.pid,
+              ),
             );
           });
         if (round % 2 === 1) pair.reverse();
