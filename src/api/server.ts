@@ -5,9 +5,11 @@ import type { App } from '../app.ts';
 import { registerV1Routes } from '../compat/v1.ts';
 import { registerDashboard } from '../dashboard/index.ts';
 import { DocwrightError, errorStatus } from '../errors.ts';
+import type { Logger } from '../logger.ts';
 import { VERSION } from '../version.ts';
 import { PROBLEM_CONTENT_TYPE, problemBody, sendProblem, toDocwrightError } from './problem.ts';
 import { setRateLimitHeaders } from './rate-limit-headers.ts';
+import { RequestLogger } from './request-logger.ts';
 import { registerJobRoutes } from './routes/jobs.ts';
 import { registerMetaRoutes } from './routes/meta.ts';
 
@@ -91,6 +93,8 @@ export function buildServer(app: App): FastifyInstance {
     }),
     // One log line per request, written by the onResponse hook below.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
+    // Built only when a request writes a line (request-logger.ts).
+    childLoggerFactory: (logger, bindings, options) => new RequestLogger(logger as Logger, bindings, options),
     bodyLimit: BODY_LIMIT_BYTES,
     routerOptions: { maxParamLength: 500 },
     return503OnClosing: true,
@@ -133,6 +137,8 @@ export function buildServer(app: App): FastifyInstance {
     response.writeHead(errorStatus['expectation-failed'], headers).end(body);
   });
 
+  const logsRequests = app.logger.isLevelEnabled('info');
+
   // Only JSON bodies are accepted (415 for the rest).
   server.removeContentTypeParser(['text/plain']);
 
@@ -147,6 +153,7 @@ export function buildServer(app: App): FastifyInstance {
   });
 
   server.addHook('preValidation', async (request) => {
+    if (request.body === undefined) return;
     const refusal = refusedJson(request.body);
     if (refusal) throw new DocwrightError('invalid-request', `the request body ${refusal}`);
   });
@@ -174,6 +181,7 @@ export function buildServer(app: App): FastifyInstance {
   server.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     app.metrics.httpRequests.inc({ method: request.method, route, status: reply.statusCode });
+    if (!logsRequests) return;
     request.log.info(
       {
         method: request.method,
