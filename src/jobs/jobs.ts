@@ -66,7 +66,8 @@ function decodeCursor(cursor: string): string {
 }
 
 export function createJobService(options: JobServiceOptions) {
-  const { db, dialect } = options.store;
+  const { store } = options;
+  const { db, dialect } = store;
   const now = options.now ?? (() => new Date());
   const createSchema = createJobBody(options.promptMaxChars);
   const messageSchema = messageBody(options.promptMaxChars);
@@ -301,7 +302,7 @@ export function createJobService(options: JobServiceOptions) {
     async findWithKey(projectId: string, jobId: string, keyHash: string) {
       // An id of the wrong shape matches nothing (and PostgreSQL would refuse a NUL byte in it).
       const parameters = [isJobId(jobId) ? jobId : '', isProjectId(projectId) ? projectId : '', keyHash];
-      const row = (await db.executeQuery<JobWithKeyRow>({ ...jobWithKey, parameters })).rows[0];
+      const row = (await store.read<JobWithKeyRow>({ ...jobWithKey, parameters }))[0];
       const key: ApiKeyRow | undefined = row && {
         id: row.key_id,
         project_id: row.key_project_id,

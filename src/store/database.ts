@@ -1,6 +1,7 @@
+import { hash } from 'node:crypto';
 import { accessSync, chmodSync, closeSync, constants, mkdirSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { Kysely, PostgresDialect } from 'kysely';
+import { type CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { DocwrightError } from '../errors.ts';
 import { type DialectName, pingDatabase, probeWritable } from './dialect.ts';
@@ -24,6 +25,18 @@ export interface Store {
    * undefined when it cannot be told. Absent on PostgreSQL.
    */
   dataVersion?(): number | undefined;
+  /**
+   * SQLite: a token that stays the same exactly as long as nothing can have changed what the
+   * database holds: no other connection committed (`dataVersion`) and this process ran no
+   * statement that may write. Undefined when it cannot be told; absent on PostgreSQL, which has
+   * no such check short of a query.
+   */
+  changes?(): string | undefined;
+  /**
+   * Runs a compiled read and returns its rows. Same result as `db.executeQuery`; on SQLite it
+   * runs at once when the connection is free, skipping the executor (the API's hot reads).
+   */
+  read<R>(query: CompiledQuery): Promise<R[]>;
   close(): Promise<void>;
 }
 
@@ -73,6 +86,9 @@ function openSqlite(dataDir: string): Store {
       'make the file and its directory writable by this user (a database that was read-only when docwright started needs a restart too)',
     ),
     dataVersion: () => dialect.dataVersion(),
+    changes: () => dialect.changes(),
+    read: async <R>(query: CompiledQuery) =>
+      dialect.readNow<R>(query) ?? (await db.executeQuery<R>(query)).rows,
     close: () => db.destroy(),
   };
 }
@@ -140,6 +156,18 @@ function unwritableDataDir(dataDir: string, error: unknown): DocwrightError {
   );
 }
 
+const statementNames = new Map<string, string>();
+
+/** The name a PostgreSQL connection knows a prepared statement by: one per text, by its digest. */
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (!name) {
+    name = `docwright_${hash('sha256', text, 'hex').slice(0, 24)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
 function openPostgres(databaseUrl: string, options: StoreOptions): Store {
   const schema = options.databaseSchema ?? 'public';
   const pool = new pg.Pool({
@@ -174,6 +202,11 @@ function openPostgres(databaseUrl: string, options: StoreOptions): Store {
       location,
       'point DATABASE_URL at the primary server, with a role that may write',
     ),
+    read: async <R>(query: CompiledQuery) => {
+      // A named statement is parsed and planned once per connection, then only executed.
+      const config = { name: statementName(query.sql), text: query.sql, values: [...query.parameters] };
+      return (await pool.query(config)).rows as R[];
+    },
     close: () => db.destroy(),
   };
 }

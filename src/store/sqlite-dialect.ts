@@ -44,6 +44,16 @@ export class NodeSqliteDialect implements Dialect {
     return this.#driver?.dataVersion();
   }
 
+  /** See `NodeSqliteDriver.changes`. */
+  changes(): string | undefined {
+    return this.#driver?.changes();
+  }
+
+  /** See `NodeSqliteDriver.readNow`. */
+  readNow<R>(query: CompiledQuery): R[] | undefined {
+    return this.#driver?.readNow<R>(query);
+  }
+
   createAdapter(): DialectAdapter {
     return new NodeSqliteAdapter();
   }
@@ -103,6 +113,33 @@ class NodeSqliteDriver implements Driver {
       return Number((this.#dataVersion.get() as { data_version: number }).data_version);
     } catch {
       return undefined;
+    }
+  }
+
+  /**
+   * A token that stays the same as long as the database holds what it held when the token was
+   * taken: another connection's commit changes `data_version`, and a statement of this one
+   * that may write changes its count of writes.
+   */
+  changes(): string | undefined {
+    const version = this.dataVersion();
+    return version === undefined || !this.#connection ? undefined : `${version}:${this.#connection.writes}`;
+  }
+
+  /**
+   * Runs a read at once, synchronously, when the connection is idle (no transaction holds it, no
+   * group waits for its COMMIT); undefined when it is not, or when another process holds a lock
+   * (the caller then goes through Kysely, which waits and retries). The hot reads skip the
+   * executor's acquire and release: a third of a poll's database time.
+   */
+  readNow<R>(query: CompiledQuery): R[] | undefined {
+    const connection = this.#connection;
+    if (!connection || !this.#transactions?.idle()) return undefined;
+    try {
+      return connection.executeNow<R>(query).rows;
+    } catch (error) {
+      if (isBusy(error)) return undefined;
+      throw error;
     }
   }
 
@@ -197,14 +234,25 @@ interface PreparedStatement {
   statement: StatementSync;
   /** Whether it yields rows (SELECT, RETURNING…) or only runs. */
   returnsRows: boolean;
+  /** Whether it may change what the database holds (anything but a query); see `writes`. */
+  mayWrite: boolean;
   /** Turns a row as node:sqlite returns it into the plain object callers get (as from pg). */
   toRow: (row: unknown) => Record<string, unknown>;
 }
+
+/** A SELECT, or a PRAGMA that only reads a setting: statements that change nothing. */
+const QUERY_ONLY = /^\s*(?:select\b|pragma\s+[\w.]+\s*;?\s*$)/i;
 
 class NodeSqliteConnection implements DatabaseConnection {
   readonly #db: DatabaseSync;
   // Preparing is a large share of a short query's cost; statements are reused.
   readonly #statements = new Map<string, PreparedStatement>();
+  /**
+   * How many statements that may write this connection has run. SQLite's `data_version` tells
+   * of other connections' commits, never of this one's own: with it, a token for "nothing
+   * changed" (see `NodeSqliteDriver.changes`).
+   */
+  writes = 0;
 
   constructor(db: DatabaseSync) {
     this.#db = db;
@@ -215,7 +263,12 @@ class NodeSqliteConnection implements DatabaseConnection {
     if (!prepared) {
       const statement = this.#db.prepare(sql);
       const yieldsRows = returnsRows(statement, sql);
-      prepared = { statement, returnsRows: yieldsRows, toRow: yieldsRows ? rowMaker(statement) : copyRow };
+      prepared = {
+        statement,
+        returnsRows: yieldsRows,
+        mayWrite: !QUERY_ONLY.test(sql),
+        toRow: yieldsRows ? rowMaker(statement) : copyRow,
+      };
       if (this.#statements.size > 500) this.#statements.clear();
       this.#statements.set(sql, prepared);
     }
@@ -223,11 +276,13 @@ class NodeSqliteConnection implements DatabaseConnection {
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    return whileBusy(() => this.#execute(query));
+    return whileBusy(() => this.executeNow(query));
   }
 
-  #execute<R>(query: CompiledQuery): QueryResult<R> {
-    const { statement, returnsRows, toRow } = this.#prepare(query.sql);
+  /** Runs the statement synchronously (SQLITE_BUSY is thrown, not waited for). */
+  executeNow<R>(query: CompiledQuery): QueryResult<R> {
+    const { statement, returnsRows, mayWrite, toRow } = this.#prepare(query.sql);
+    if (mayWrite) this.writes++;
     const parameters = query.parameters.map(toSqliteValue);
     if (returnsRows) return { rows: statement.all(...parameters).map(toRow) as R[] };
     const { changes, lastInsertRowid } = statement.run(...parameters);
@@ -239,7 +294,8 @@ class NodeSqliteConnection implements DatabaseConnection {
   }
 
   async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
-    const { statement, toRow } = this.#prepare(query.sql);
+    const { statement, mayWrite, toRow } = this.#prepare(query.sql);
+    if (mayWrite) this.writes++;
     for (const row of statement.iterate(...query.parameters.map(toSqliteValue))) {
       yield { rows: [toRow(row) as R] };
     }

@@ -70,6 +70,14 @@ export class GroupCommit {
     this.#connection = connection;
   }
 
+  /**
+   * Whether a statement may run on the connection right now, outside any transaction: nobody
+   * holds it and no group waits for its COMMIT (a read then would see uncommitted work).
+   */
+  idle(): boolean {
+    return !this.#held && this.#group === undefined;
+  }
+
   /** Waits for the connection; one holder at a time, in order of arrival. */
   async acquire(): Promise<Lease> {
     if (this.#held) await new Promise<void>((resolve) => this.#waiting.push(resolve));
