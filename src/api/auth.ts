@@ -4,6 +4,19 @@ import { isProjectId } from '../ids.ts';
 import type { KeyService, Principal } from '../keys/keys.ts';
 import type { ApiKeyRow } from '../store/schema.ts';
 
+/** The key of the request's `Authorization: Bearer <key>`, or 401 when there is none. */
+export function bearerKey(request: FastifyRequest): string {
+  const header = request.headers.authorization;
+  if (!header)
+    throw new DocwrightError(
+      'unauthorized',
+      'missing Authorization header: send Authorization: Bearer <API key>',
+    );
+  const match = /^Bearer +(\S+) *$/i.exec(header);
+  if (!match) throw new DocwrightError('unauthorized', 'the Authorization header must be Bearer <API key>');
+  return match[1]!;
+}
+
 /**
  * Checks the bearer key against the project in the path (SPEC §3):
  * 401 for a missing, malformed, unknown, revoked or expired key; 403 for a
@@ -19,15 +32,7 @@ export async function authorizeProject(
     lookUp?: (hash: string) => Promise<ApiKeyRow | undefined>;
   },
 ): Promise<Principal> {
-  const header = request.headers.authorization;
-  if (!header)
-    throw new DocwrightError(
-      'unauthorized',
-      'missing Authorization header: send Authorization: Bearer <API key>',
-    );
-  const match = /^Bearer +(\S+) *$/i.exec(header);
-  if (!match) throw new DocwrightError('unauthorized', 'the Authorization header must be Bearer <API key>');
-  const principal = await deps.keys.authenticate(match[1]!, deps.lookUp);
+  const principal = await deps.keys.authenticate(bearerKey(request), deps.lookUp);
   if (principal.projectId !== projectId) {
     // Only an id of the project shape can exist; anything else (a NUL byte,
     // which PostgreSQL refuses outright) is answered without a query.

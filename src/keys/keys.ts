@@ -28,6 +28,19 @@ export interface Principal {
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
+/** Whether a key that expires at `expiresAt` (ISO, or never) has expired at `at`. */
+export function keyExpired(expiresAt: string | null, at: Date): boolean {
+  return expiresAt !== null && expiresAt <= at.toISOString();
+}
+
+/**
+ * Whether a use at `at` is already recorded by `lastUsedAt`. Writing on every request would make
+ * reads contend for the write lock; a minute's resolution is plenty for "last used".
+ */
+export function keyUseRecorded(lastUsedAt: string | null, at: Date): boolean {
+  return lastUsedAt !== null && Date.parse(lastUsedAt) >= at.getTime() - LAST_USED_RESOLUTION_MS;
+}
+
 export interface KeyService {
   /** Creates a key; the returned `key` is the only time the full key exists outside the caller. */
   create(
@@ -91,13 +104,9 @@ export function createKeyService(deps: {
     };
   }
 
-  /**
-   * Records the key's use. Writing on every request would make reads contend for the write
-   * lock; a minute's resolution is plenty for "last used".
-   */
+  /** Records the key's use, unless recorded within the resolution (`keyUseRecorded`). */
   async function touch(verified: VerifiedKey, at: Date): Promise<void> {
-    if (verified.lastUsedAt && Date.parse(verified.lastUsedAt) >= at.getTime() - LAST_USED_RESOLUTION_MS)
-      return;
+    if (keyUseRecorded(verified.lastUsedAt, at)) return;
     const lastUsedAt = at.toISOString();
     await db
       .updateTable('api_keys')
@@ -171,8 +180,7 @@ export function createKeyService(deps: {
           cache.set(hash, verified, state, at.getTime());
         }
       }
-      if (verified.expiresAt && verified.expiresAt <= at.toISOString())
-        throw unauthorized('the API key has expired');
+      if (keyExpired(verified.expiresAt, at)) throw unauthorized('the API key has expired');
       await touch(verified, at);
       return { keyId: verified.keyId, projectId: verified.projectId };
     },

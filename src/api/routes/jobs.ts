@@ -3,9 +3,14 @@ import type { App } from '../../app.ts';
 import { DocwrightError } from '../../errors.ts';
 import { type IdempotentRequest, requestFingerprint } from '../../jobs/idempotency.ts';
 import type { WorkResult } from '../../jobs/jobs.ts';
-import { authorizeProject } from '../auth.ts';
+import { hashKey } from '../../keys/key-format.ts';
+import { authorizeProject, bearerKey } from '../auth.ts';
 import { streamJobEvents, wantsEventStream } from '../job-events-stream.ts';
+import { JobPollCache } from '../job-poll-cache.ts';
 import { setRateLimitHeaders } from '../rate-limit-headers.ts';
+
+/** What Fastify answers a returned object with. */
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 type ProjectParams = { Params: { projectId: string } };
 type JobParams = { Params: { projectId: string; id: string } };
@@ -55,9 +60,18 @@ export function registerJobRoutes(server: FastifyInstance, app: App): void {
     return sendWork(reply, await app.jobs.message(projectId, id, request.body, idempotencyOf(request)));
   });
 
-  // The poll reads its key and its job in one statement (the API's most frequent request).
-  server.get<JobParams>('/v2/agent/:projectId/job/:id', async (request) => {
+  // The API's most frequent request. A poll reads its key and its job in one statement, and an
+  // answer stays remembered while the database provably has not changed (job-poll-cache.ts).
+  const polls = new JobPollCache(app.store);
+  server.get<JobParams>('/v2/agent/:projectId/job/:id', async (request, reply) => {
     const { projectId, id } = request.params;
+    const token = polls.token();
+    const keyHash = hashKey(bearerKey(request));
+    const remembered = polls.get(token, keyHash, projectId, id, app.now());
+    if (remembered) {
+      request.principal = remembered.principal;
+      return reply.type(JSON_TYPE).send(remembered.body);
+    }
     let found: Awaited<ReturnType<App['jobs']['findWithKey']>> | undefined;
     request.principal = await authorizeProject(request, projectId, {
       keys: app.keys,
@@ -67,7 +81,9 @@ export function registerJobRoutes(server: FastifyInstance, app: App): void {
         return found.key;
       },
     });
-    return found!.job();
+    const body = JSON.stringify(found!.job());
+    polls.set(token, keyHash, id, found!.key!, body);
+    return reply.type(JSON_TYPE).send(body);
   });
 
   server.get<ProjectParams>('/v2/agent/:projectId/jobs', { onRequest: authorize }, async (request) =>

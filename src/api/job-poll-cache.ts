@@ -1,0 +1,70 @@
+import type { Principal } from '../keys/keys.ts';
+import { keyExpired, keyUseRecorded } from '../keys/keys.ts';
+import type { Store } from '../store/database.ts';
+import type { ApiKeyRow } from '../store/schema.ts';
+
+/** Most answers remembered; a full cache forgets its oldest. */
+const MAX_ENTRIES = 10_000;
+
+interface Entry {
+  principal: Principal;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+  /** The job as answered, serialised. */
+  body: string;
+}
+
+/**
+ * Answers to job polls (GET job), remembered for as long as the database provably holds what
+ * they were read from: the store's change token (`Store.changes`) is the same. That token moves
+ * with every commit of another process and every write of this one (a revocation, a job's
+ * progress, a key's recorded use), so an answer from here is as current as a read, revocations
+ * included; it only saves the read. SQLite only: PostgreSQL has no such token short of a query,
+ * and there every poll reads.
+ *
+ * All entries belong to one token: the first lookup under a new one forgets them.
+ */
+export class JobPollCache {
+  readonly #store: Store;
+  readonly #entries = new Map<string, Entry>();
+  #token: string | undefined;
+
+  constructor(store: Store) {
+    this.#store = store;
+  }
+
+  /** The current token, taken before a read whose answer may be remembered; undefined: none can be. */
+  token(): string | undefined {
+    const token = this.#store.changes?.();
+    if (token !== this.#token) {
+      this.#entries.clear();
+      this.#token = token;
+    }
+    return token;
+  }
+
+  /**
+   * The remembered answer for this key (by hash), project and job under `token`, unless the key
+   * has expired since or its use is due to be recorded again (the caller's full check does both).
+   */
+  get(token: string | undefined, keyHash: string, projectId: string, jobId: string, at: Date) {
+    if (token === undefined || token !== this.#token) return undefined;
+    const entry = this.#entries.get(entryKey(keyHash, projectId, jobId));
+    if (!entry || keyExpired(entry.expiresAt, at) || !keyUseRecorded(entry.lastUsedAt, at)) return undefined;
+    return entry;
+  }
+
+  /** Remembers an answer read after `token` was taken, if nothing has changed since. */
+  set(token: string | undefined, keyHash: string, jobId: string, key: ApiKeyRow, body: string): void {
+    if (token === undefined || token !== this.token()) return;
+    if (this.#entries.size >= MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
+    this.#entries.set(entryKey(keyHash, key.project_id, jobId), {
+      principal: { keyId: key.id, projectId: key.project_id },
+      expiresAt: key.expires_at,
+      lastUsedAt: key.last_used_at,
+      body,
+    });
+  }
+}
+
+const entryKey = (keyHash: string, projectId: string, jobId: string) => `${keyHash} ${projectId} ${jobId}`;
