@@ -3,8 +3,15 @@ import { keyExpired, keyUseRecorded } from '../keys/keys.ts';
 import type { Store } from '../store/database.ts';
 import type { ApiKeyRow } from '../store/schema.ts';
 
-/** Most answers remembered; a full cache forgets its oldest. */
-const MAX_ENTRIES = 10_000;
+/** How much a cache remembers at most; past either limit it forgets its oldest answers. */
+export interface JobPollCacheLimits {
+  /** Answers (default 10,000). */
+  maxEntries: number;
+  /** Characters of answers, all together (default 16 Mi: a job's summary has no length limit). */
+  maxChars: number;
+}
+
+const DEFAULT_LIMITS: JobPollCacheLimits = { maxEntries: 10_000, maxChars: 16 * 1024 * 1024 };
 
 interface Entry {
   principal: Principal;
@@ -25,12 +32,15 @@ interface Entry {
  * All entries belong to one token: the first lookup under a new one forgets them.
  */
 export class JobPollCache {
-  readonly #store: Store;
+  readonly #store: Pick<Store, 'changes'>;
+  readonly #limits: JobPollCacheLimits;
   readonly #entries = new Map<string, Entry>();
+  #chars = 0;
   #token: string | undefined;
 
-  constructor(store: Store) {
+  constructor(store: Pick<Store, 'changes'>, limits: Partial<JobPollCacheLimits> = {}) {
     this.#store = store;
+    this.#limits = { ...DEFAULT_LIMITS, ...limits };
   }
 
   /** The current token, taken before a read whose answer may be remembered; undefined: none can be. */
@@ -38,6 +48,7 @@ export class JobPollCache {
     const token = this.#store.changes?.();
     if (token !== this.#token) {
       this.#entries.clear();
+      this.#chars = 0;
       this.#token = token;
     }
     return token;
@@ -56,14 +67,29 @@ export class JobPollCache {
 
   /** Remembers an answer read after `token` was taken, if nothing has changed since. */
   set(token: string | undefined, keyHash: string, jobId: string, key: ApiKeyRow, body: string): void {
-    if (token === undefined || token !== this.token()) return;
-    if (this.#entries.size >= MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
-    this.#entries.set(entryKey(keyHash, key.project_id, jobId), {
+    if (token === undefined || token !== this.token() || body.length > this.#limits.maxChars) return;
+    const id = entryKey(keyHash, key.project_id, jobId);
+    this.#forget(id);
+    while (
+      this.#entries.size >= this.#limits.maxEntries ||
+      this.#chars + body.length > this.#limits.maxChars
+    ) {
+      this.#forget(this.#entries.keys().next().value!);
+    }
+    this.#entries.set(id, {
       principal: { keyId: key.id, projectId: key.project_id },
       expiresAt: key.expires_at,
       lastUsedAt: key.last_used_at,
       body,
     });
+    this.#chars += body.length;
+  }
+
+  #forget(id: string): void {
+    const entry = this.#entries.get(id);
+    if (!entry) return;
+    this.#entries.delete(id);
+    this.#chars -= entry.body.length;
   }
 }
 

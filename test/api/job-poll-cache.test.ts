@@ -5,9 +5,11 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import { sql } from 'kysely';
+import { JobPollCache } from '../../src/api/job-poll-cache.ts';
 import { type App, openApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
+import type { ApiKeyRow } from '../../src/store/schema.ts';
 import { bearer, type SeededProject, seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
 import { testDialect } from '../helpers/database.ts';
 import { runCli, startServerProcess } from '../helpers/process.ts';
@@ -192,4 +194,45 @@ describe(`job polls across real processes (${testDialect})`, () => {
     assert.equal(refused.status, 401);
     assert.match(((await refused.json()) as { detail: string }).detail, /revoked/);
   });
+});
+
+test('the poll cache forgets its oldest answers past its limits', () => {
+  const cache = new JobPollCache({ changes: () => 'unchanged' }, { maxEntries: 3, maxChars: 100 });
+  const at = new Date('2026-11-24T12:00:00Z');
+  const key = (id: string): ApiKeyRow => ({
+    id,
+    project_id: 'prj_1',
+    name: null,
+    hash: `hash-${id}`,
+    last_four: 'abcd',
+    created_at: at.toISOString(),
+    expires_at: null,
+    revoked_at: null,
+    last_used_at: at.toISOString(),
+  });
+  const remember = (job: string, body: string) => cache.set(cache.token(), 'hash', job, key('k'), body);
+  const remembered = (job: string) => cache.get(cache.token(), 'hash', 'prj_1', job, at)?.body;
+
+  for (const job of ['a', 'b', 'c', 'd']) remember(job, job.repeat(10));
+  assert.deepEqual(['a', 'b', 'c', 'd'].map(remembered), [
+    undefined,
+    'b'.repeat(10),
+    'c'.repeat(10),
+    'd'.repeat(10),
+  ]);
+  remember('e', 'e'.repeat(90));
+  assert.deepEqual(
+    ['b', 'c', 'd', 'e'].map(remembered),
+    [undefined, undefined, 'd'.repeat(10), 'e'.repeat(90)],
+    'the oldest go until 100 characters are enough',
+  );
+  remember('f', 'f'.repeat(101));
+  assert.equal(remembered('f'), undefined, 'an answer larger than the whole cache is not kept');
+  remember('e', 'e'.repeat(20));
+  remember('g', 'g'.repeat(70));
+  assert.deepEqual(
+    ['e', 'g'].map(remembered),
+    ['e'.repeat(20), 'g'.repeat(70)],
+    'a replaced answer counts once',
+  );
 });
