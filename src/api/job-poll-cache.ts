@@ -30,6 +30,11 @@ interface Entry {
  * and there every poll reads.
  *
  * All entries belong to one token: the first lookup under a new one forgets them.
+ *
+ * Reading the token costs a SQLite read transaction (two lock system calls and a stat: a third of
+ * a poll's CPU time), so the polls of one turn of the event loop share one reading, taken in the
+ * turn's check phase: after every one of them was received, so that each answer still reflects
+ * the database as it was at some moment between its request's arrival and its answer.
  */
 export class JobPollCache {
   readonly #store: Pick<Store, 'changes'>;
@@ -37,14 +42,31 @@ export class JobPollCache {
   readonly #entries = new Map<string, Entry>();
   #chars = 0;
   #token: string | undefined;
+  /** The reading the polls of this turn wait for. */
+  #reading: Promise<string | undefined> | undefined;
 
   constructor(store: Pick<Store, 'changes'>, limits: Partial<JobPollCacheLimits> = {}) {
     this.#store = store;
     this.#limits = { ...DEFAULT_LIMITS, ...limits };
   }
 
-  /** The current token, taken before a read whose answer may be remembered; undefined: none can be. */
-  token(): string | undefined {
+  /**
+   * The current token, read after this call (in the check phase of this turn of the event loop,
+   * once for every caller of the turn), before a lookup or a read whose answer may be remembered;
+   * undefined: nothing can be remembered.
+   */
+  token(): Promise<string | undefined> {
+    if (!this.#store.changes) return NO_TOKEN;
+    this.#reading ??= new Promise((resolve) =>
+      setImmediate(() => {
+        this.#reading = undefined;
+        resolve(this.#read());
+      }),
+    );
+    return this.#reading;
+  }
+
+  #read(): string | undefined {
     const token = this.#store.changes?.();
     if (token !== this.#token) {
       this.#entries.clear();
@@ -65,9 +87,13 @@ export class JobPollCache {
     return entry;
   }
 
-  /** Remembers an answer read after `token` was taken, if nothing has changed since. */
+  /**
+   * Remembers an answer read after `token` was taken, unless a later reading has replaced the
+   * token. (The answer may be newer than its token, never older: a poll answered from it still
+   * reflects a moment after its own reading.)
+   */
   set(token: string | undefined, keyHash: string, jobId: string, key: ApiKeyRow, body: string): void {
-    if (token === undefined || token !== this.token() || body.length > this.#limits.maxChars) return;
+    if (token === undefined || token !== this.#token || body.length > this.#limits.maxChars) return;
     const id = entryKey(keyHash, key.project_id, jobId);
     this.#forget(id);
     while (
@@ -92,5 +118,7 @@ export class JobPollCache {
     this.#chars -= entry.body.length;
   }
 }
+
+const NO_TOKEN = Promise.resolve(undefined);
 
 const entryKey = (keyHash: string, projectId: string, jobId: string) => `${keyHash} ${projectId} ${jobId}`;

@@ -196,22 +196,24 @@ describe(`job polls across real processes (${testDialect})`, () => {
   });
 });
 
-test('the poll cache forgets its oldest answers past its limits', () => {
+const at = new Date('2026-11-24T12:00:00Z');
+const keyRow = (id: string): ApiKeyRow => ({
+  id,
+  project_id: 'prj_1',
+  name: null,
+  hash: `hash-${id}`,
+  last_four: 'abcd',
+  created_at: at.toISOString(),
+  expires_at: null,
+  revoked_at: null,
+  last_used_at: at.toISOString(),
+});
+
+test('the poll cache forgets its oldest answers past its limits', async () => {
   const cache = new JobPollCache({ changes: () => 'unchanged' }, { maxEntries: 3, maxChars: 100 });
-  const at = new Date('2026-11-24T12:00:00Z');
-  const key = (id: string): ApiKeyRow => ({
-    id,
-    project_id: 'prj_1',
-    name: null,
-    hash: `hash-${id}`,
-    last_four: 'abcd',
-    created_at: at.toISOString(),
-    expires_at: null,
-    revoked_at: null,
-    last_used_at: at.toISOString(),
-  });
-  const remember = (job: string, body: string) => cache.set(cache.token(), 'hash', job, key('k'), body);
-  const remembered = (job: string) => cache.get(cache.token(), 'hash', 'prj_1', job, at)?.body;
+  const token = await cache.token();
+  const remember = (job: string, body: string) => cache.set(token, 'hash', job, keyRow('k'), body);
+  const remembered = (job: string) => cache.get(token, 'hash', 'prj_1', job, at)?.body;
 
   for (const job of ['a', 'b', 'c', 'd']) remember(job, job.repeat(10));
   assert.deepEqual(['a', 'b', 'c', 'd'].map(remembered), [
@@ -234,5 +236,36 @@ test('the poll cache forgets its oldest answers past its limits', () => {
     ['e', 'g'].map(remembered),
     ['e'.repeat(20), 'g'.repeat(70)],
     'a replaced answer counts once',
+  );
+});
+
+test('the polls of one turn share one reading of the token, taken after all of them were received', async () => {
+  let version = 1;
+  let readings = 0;
+  const cache = new JobPollCache({
+    changes: () => {
+      readings++;
+      return String(version);
+    },
+  });
+  const first = cache.token();
+  const second = cache.token();
+  // A commit after both polls arrived, but before their turn ends: both must see it.
+  version = 2;
+  assert.deepEqual(await Promise.all([first, second]), ['2', '2']);
+  assert.equal(readings, 1, 'one reading for the turn');
+  cache.set('2', 'hash', 'job_a', keyRow('k'), '{"status":"active"}');
+  assert.equal(cache.get('2', 'hash', 'prj_1', 'job_a', at)?.body, '{"status":"active"}');
+
+  version = 3;
+  const next = await cache.token();
+  assert.equal(next, '3');
+  assert.equal(readings, 2, 'a later turn reads again');
+  assert.equal(cache.get(next, 'hash', 'prj_1', 'job_a', at), undefined, 'a new token forgets the answers');
+  cache.set('2', 'hash', 'job_a', keyRow('k'), '{"status":"stale"}');
+  assert.equal(
+    cache.get('2', 'hash', 'prj_1', 'job_a', at),
+    undefined,
+    'an answer under a replaced token is not kept',
   );
 });

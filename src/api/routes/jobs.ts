@@ -65,7 +65,7 @@ export function registerJobRoutes(server: FastifyInstance, app: App): void {
   const polls = new JobPollCache(app.store);
   server.get<JobParams>('/v2/agent/:projectId/job/:id', async (request, reply) => {
     const { projectId, id } = request.params;
-    const token = polls.token();
+    const token = await polls.token();
     const keyHash = hashKey(bearerKey(request));
     const remembered = polls.get(token, keyHash, projectId, id, app.now());
     if (remembered) {
