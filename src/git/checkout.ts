@@ -22,6 +22,11 @@ export interface Checkout {
   /** The commit the run started from: the run's own commits are those after it. */
   base: string;
   /**
+   * HEAD and its tree as docwright last set them (checkout, commit, replay onto a moved branch):
+   * read once instead of by a git process at every step.
+   */
+  head: { commit: string; tree: string };
+  /**
    * The remote tip an earlier attempt of this same run pushed (its server died mid-run): the
    * run starts from before it and its push replaces it, so the branch holds one attempt's change.
    */
@@ -379,14 +384,15 @@ export async function checkoutForRun(options: CheckoutOptions): Promise<Checkout
         replaces = earlier.tip;
       }
     }
-    const head = (await git(['rev-parse', 'HEAD'], local)).trim();
+    const head = await readHead(local);
     const checkout: Checkout = {
       dir,
       gitDir: made.gitDir,
       sparse: made.sparse,
       branch: options.branch,
       existing: made.existing,
-      base: head,
+      base: head.commit,
+      head,
       replaces,
       remove,
     };
@@ -396,6 +402,12 @@ export async function checkoutForRun(options: CheckoutOptions): Promise<Checkout
     await remove();
     throw classifyGitError(error);
   }
+}
+
+/** HEAD's commit and tree, in one git process. */
+async function readHead(opts: GitOptions): Promise<Checkout['head']> {
+  const [commit = '', tree = ''] = (await git(['rev-parse', 'HEAD', 'HEAD^{tree}'], opts)).trim().split('\n');
+  return { commit, tree };
 }
 
 const isInside = (file: string, dir: string) => !path.relative(dir, file).startsWith('..');
@@ -445,8 +457,8 @@ export async function commitFiles(checkout: Checkout, options: CommitOptions): P
   });
   // A partial checkout lacks the blobs outside its folders: git must not fetch them all to check.
   const tree = (await git(['write-tree', '--missing-ok'], staging)).trim();
-  const [head = '', headTree] = (await git(['rev-parse', 'HEAD', 'HEAD^{tree}'], opts)).trim().split('\n');
-  if (tree === headTree) {
+  const head = checkout.head.commit;
+  if (tree === checkout.head.tree) {
     if (index) await rm(index, { force: true });
     return false;
   }
@@ -464,6 +476,7 @@ export async function commitFiles(checkout: Checkout, options: CommitOptions): P
     })
   ).trim();
   await git(['update-ref', '-m', 'docwright: commit', 'HEAD', commit, head], opts);
+  checkout.head = { commit, tree };
   // The checkout's index now matches the commit (a later rebase needs a clean one).
   if (index) await rename(index, path.join(checkout.gitDir, 'index'));
   return true;
@@ -542,8 +555,8 @@ const isOutdated = (error: unknown) =>
 
 /**
  * Pushes the head branch. If the remote branch moved since the checkout (another run or a
- * person pushed to it), fetches its tip, replays the run's commits onto it and pushes once
- * more; when they conflict or it moves again, fails with `push-rejected`.
+ * person pushed to it), fetches its tip, replays the run's commits onto it (`checkout.head`
+ * changes) and pushes once more; when they conflict or it moves again, fails with `push-rejected`.
  */
 export async function pushBranch(checkout: Checkout, options: PushOptions = {}): Promise<void> {
   const context = contexts.get(checkout);
@@ -640,6 +653,7 @@ async function rebaseOntoRemote(checkout: Checkout, tracking: string, opts: GitO
       ...opts,
       env: identity,
     });
+    checkout.head = await readHead(opts);
   } catch (error) {
     await git(['rebase', '--abort'], { ...opts, signal: undefined }).catch(() => {});
     if (error instanceof GitError) {

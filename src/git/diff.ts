@@ -44,10 +44,13 @@ export interface DiffOptions {
  */
 export async function diffAgainstBase(checkout: Checkout, options: DiffOptions): Promise<RunDiff> {
   const opts: GitOptions = { cwd: checkout.dir, signal: options.signal, redact: options.redact };
-  const present = await git(['cat-file', '-e', `${options.base}^{commit}`], opts).then(
-    () => true,
-    () => false,
-  );
+  // The checkout's own starting commit is in it by construction; an earlier run's may not be.
+  const present =
+    options.base === checkout.base ||
+    (await git(['cat-file', '-e', `${options.base}^{commit}`], opts).then(
+      () => true,
+      () => false,
+    ));
   if (!present) {
     await fetchIntoCheckout(
       checkout,
@@ -55,13 +58,15 @@ export async function diffAgainstBase(checkout: Checkout, options: DiffOptions):
       { ...opts, env: options.env },
     );
   }
-  const head = (await git(['rev-parse', 'HEAD'], opts)).trim();
+  const head = checkout.head.commit;
   const range = [options.base, head];
   const common = ['--no-color', '--no-ext-diff', '--find-renames'];
   const output = path.join(checkout.gitDir, 'docwright-diff');
-  await git(['diff', ...common, `--output=${output}`, ...range, '--'], opts);
-  const stat = await git(['diff', ...common, '--shortstat', ...range, '--'], opts);
   try {
+    const [, stat] = await Promise.all([
+      git(['diff', ...common, `--output=${output}`, ...range, '--'], opts),
+      git(['diff', ...common, '--shortstat', ...range, '--'], opts),
+    ]);
     return { base: options.base, head, ...(await readCapped(output)), ...parseShortstat(stat) };
   } finally {
     await rm(output, { force: true });

@@ -127,18 +127,31 @@ export function createAgentRunner(app: App): Runner {
           author: { name: project.settings.authorName, email: project.settings.authorEmail },
           signal,
         });
-        if (committed) {
-          await pushBranch(checkout, { signal });
-          await record('git.pushed', { branch });
-        }
         // The job's base is the one its first committing run started from.
         const base = run.history.find((h) => h.baseCommit)?.baseCommit ?? checkout.base;
-        const diff = committed
-          ? await diffAgainstBase(checkout, { base, env: remote.env, redact, signal }).catch((error: Error) =>
-              // The pushed work stands without its diff (the dashboard then says so).
-              record('git.diff_failed', { message: redact(error.message) }).then(() => undefined),
-            )
-          : undefined;
+        const takeDiff = () =>
+          diffAgainstBase(checkout, { base, env: remote.env, redact, signal }).then(
+            (diff) => ({ diff }),
+            (error: Error) => ({ error }),
+          );
+        // The diff is local work, taken while the branch is pushed; once more if the push had to
+        // replay the commit onto a branch that moved meanwhile.
+        const diffing = committed ? takeDiff() : undefined;
+        let diffed: Awaited<ReturnType<typeof takeDiff>> | undefined;
+        if (committed) {
+          const pushedFrom = checkout.head.commit;
+          try {
+            await pushBranch(checkout, { signal });
+          } finally {
+            diffed = await diffing;
+          }
+          await record('git.pushed', { branch });
+          if (checkout.head.commit !== pushedFrom) diffed = await takeDiff();
+        }
+        if (diffed && 'error' in diffed)
+          // The pushed work stands without its diff (the dashboard then says so).
+          await record('git.diff_failed', { message: redact(diffed.error.message) });
+        const diff = diffed && 'diff' in diffed ? diffed.diff : undefined;
         // A retried or follow-up run reuses the open pull request (ensurePullRequest looks it up first).
         const pull =
           committed || checkout.existing

@@ -129,6 +129,67 @@ describe('pipeline on a local project: POST → agent edits → commit on a bran
     assert.match(JSON.stringify(followUp.messages), /Document the limits/);
   });
 
+  test('a branch someone pushed to during the run: the commit is replayed onto it, and the diff is of what was pushed', async () => {
+    server.push(
+      toolCall('write_file', { path: 'moving.mdx', content: '---\ntitle: Moving\n---\n\nFirst.\n' }),
+      toolCall('read_file', { path: 'docs.json' }),
+      toolCall('edit_file', { path: 'docs.json', old_string: '"index"', new_string: '"index", "moving"' }),
+      toolCall('finish', { title: 'Add a page', summary: 'Adds it.' }),
+    );
+    const id = ((await t.app.jobs.create(p.projectId, { prompt: 'Add a page' })).body as { id: string }).id;
+    const first = await ended(id);
+    assert.equal(first.status, 'completed', JSON.stringify(first.error));
+    const branch = `docwright/${id.slice(-8)}`;
+
+    // While the follow-up works, a person pushes a commit of their own to the job's branch.
+    const theirs = mkdtempSync(path.join(tmpdir(), 'docwright-pipeline-theirs-'));
+    try {
+      server.push(
+        toolCall('read_file', { path: 'moving.mdx' }),
+        toolCall('edit_file', { path: 'moving.mdx', old_string: 'First.', new_string: 'Second.' }),
+        () => {
+          git(theirs, 'clone', '--quiet', '--branch', branch, repo, '.');
+          writeFileSync(path.join(theirs, 'theirs.md'), 'Their note.\n');
+          git(theirs, 'add', 'theirs.md');
+          git(
+            theirs,
+            '-c',
+            'user.name=Person',
+            '-c',
+            'user.email=p@example.com',
+            'commit',
+            '-q',
+            '-m',
+            'Theirs',
+          );
+          git(theirs, 'push', '--quiet', 'origin', branch);
+          return toolCall('finish', { title: 'Say second', summary: 'Second.' });
+        },
+      );
+      await t.app.jobs.message(p.projectId, id, { prompt: 'Say second' });
+      const second = await ended(id);
+      assert.equal(second.status, 'completed', JSON.stringify(second.error));
+    } finally {
+      rmSync(theirs, { recursive: true, force: true });
+    }
+    assert.deepEqual(git(repo, 'log', '--format=%s', `main..${branch}`).split('\n'), [
+      'Say second',
+      'Theirs',
+      'Add a page',
+    ]);
+    const stored = await t.app.store.db
+      .selectFrom('run_diffs')
+      .selectAll()
+      .where('job_id', '=', id)
+      .orderBy('created_at', 'desc')
+      .orderBy('run_id', 'desc')
+      .executeTakeFirstOrThrow();
+    assert.equal(stored.head_commit, git(repo, 'rev-parse', branch), 'the diff leads to the pushed tip');
+    assert.equal(stored.base_commit, git(repo, 'rev-parse', 'main'));
+    assert.match(stored.diff, /\+Second\./);
+    assert.match(stored.diff, /theirs\.md/, 'the branch as pushed holds their commit too');
+  });
+
   test("the project's own model key is used (and never shown)", async () => {
     const keyed = await startOpenAIServer({ apiKey: 'sk-project-only-key' });
     try {
