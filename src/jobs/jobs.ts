@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import { DocwrightError } from '../errors.ts';
 import { isJobId, isProjectId, newJobId } from '../ids.ts';
+import { compileInsert } from '../store/compiled-insert.ts';
 import type { Store } from '../store/database.ts';
 import { lockProject } from '../store/dialect.ts';
 import type { ApiKeyRow, Database, JobRow, ProjectRow, RunDiffRow } from '../store/schema.ts';
@@ -20,7 +21,7 @@ import {
   listJobsQuery,
   messageBody,
 } from './requests.ts';
-import { queueRun } from './runs.ts';
+import { runQueue } from './runs.ts';
 import { monthlyTokens, nextMonth, usageMonth } from './usage.ts';
 
 export interface JobServiceOptions {
@@ -53,6 +54,27 @@ export interface JobPage {
 }
 
 export type JobService = ReturnType<typeof createJobService>;
+
+/** A job whose values only stand in for parameters (see compileInsert): every column, in INSERT order. */
+const JOB_TEMPLATE: JobRow = {
+  id: '',
+  project_id: '',
+  status: 'active',
+  repository: '',
+  ref: '',
+  model: '',
+  draft: null,
+  pr_link: null,
+  branch: null,
+  summary: null,
+  error_code: null,
+  error_message: null,
+  input_tokens: null,
+  output_tokens: null,
+  created_at: '',
+  updated_at: '',
+  archived_at: null,
+};
 
 const encodeCursor = (id: string) => Buffer.from(id).toString('base64url');
 function decodeCursor(cursor: string): string {
@@ -88,6 +110,9 @@ export function createJobService(options: JobServiceOptions) {
     .where('id', '=', '')
     .where('project_id', '=', '')
     .compile();
+
+  const insertJob = compileInsert(db, 'jobs', JOB_TEMPLATE);
+  const queueRun = runQueue(db);
 
   async function checkEventsQuery(
     projectId: string,
@@ -229,7 +254,7 @@ export function createJobService(options: JobServiceOptions) {
           updated_at: timestamp,
           archived_at: null,
         };
-        await trx.insertInto('jobs').values(row).execute();
+        await trx.executeQuery(insertJob(row));
         await enqueueJobMessage(trx, { type: 'job.created', projectId, jobId: row.id, job: row, at });
         const runId = await queueRun(trx, { jobId: row.id, projectId, seq: 1, prompt: body.prompt, at });
         await appendEvents(

@@ -1,33 +1,50 @@
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import { newRunId } from '../ids.ts';
-import type { Database, JobRunRow } from '../store/schema.ts';
+import { compileInsert } from '../store/compiled-insert.ts';
+import type { Database, JobRunRow, JobRunTable } from '../store/schema.ts';
 
-/** Queues a run (the first prompt or a follow-up) for the worker; returns its id. */
-export async function queueRun(
-  db: Kysely<Database>,
-  run: { jobId: string; projectId: string; seq: number; prompt: string; at: Date },
-): Promise<string> {
-  const id = newRunId();
-  await db
-    .insertInto('job_runs')
-    .values({
-      id,
-      job_id: run.jobId,
-      project_id: run.projectId,
-      seq: run.seq,
-      prompt: run.prompt,
-      status: 'queued',
-      lease_owner: null,
-      lease_expires_at: null,
-      summary: null,
-      error_code: null,
-      error_message: null,
-      created_at: run.at.toISOString(),
-      started_at: null,
-      ended_at: null,
-    })
-    .execute();
-  return id;
+/** A run whose values only stand in for parameters (see compileInsert). */
+const RUN_TEMPLATE: Insertable<JobRunTable> = {
+  id: '',
+  job_id: '',
+  project_id: '',
+  seq: 0,
+  prompt: '',
+  status: 'queued',
+  lease_owner: null,
+  lease_expires_at: null,
+  summary: null,
+  error_code: null,
+  error_message: null,
+  created_at: '',
+  started_at: null,
+  ended_at: null,
+};
+
+/**
+ * Queues a run (the first prompt or a follow-up) for the worker, in the caller's transaction;
+ * returns its id. Made once per database: its INSERT is compiled once.
+ */
+export function runQueue(db: Kysely<Database>) {
+  const insertRun = compileInsert(db, 'job_runs', RUN_TEMPLATE);
+  return async (
+    trx: Kysely<Database>,
+    run: { jobId: string; projectId: string; seq: number; prompt: string; at: Date },
+  ): Promise<string> => {
+    const id = newRunId();
+    await trx.executeQuery(
+      insertRun({
+        ...RUN_TEMPLATE,
+        id,
+        job_id: run.jobId,
+        project_id: run.projectId,
+        seq: run.seq,
+        prompt: run.prompt,
+        created_at: run.at.toISOString(),
+      }),
+    );
+    return id;
+  };
 }
 
 /** What a follow-up run is told about the runs before it. */
