@@ -4,17 +4,87 @@
  * threshold copies the log into the database and syncs it before its statement returns: on the
  * server's one connection that stalls the event loop for as long as the copy takes (hundreds of
  * milliseconds after a long transcript). Here a connection of its own does it, passively: it
- * never waits for, nor blocks, the connections that read and write.
+ * never waits for, nor blocks, the connections that read and write, but for a short hold of the
+ * server's writes once the log is past its limit (`catchUp`).
  */
+import { statSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
-import { workerData } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 
-const { file, intervalMs } = workerData as { file: string; intervalMs: number };
-const db = new DatabaseSync(file, { timeout: 0 });
-setInterval(() => {
-  try {
-    db.exec('PRAGMA wal_checkpoint(PASSIVE)');
-  } catch {
-    // Busy (another checkpoint is running) or the file is going away: the next tick tries again.
+/** What the thread and the connection's driver say to each other (see `catchUp`). */
+export type CheckpointMessage =
+  | { type: 'hold-writes' }
+  | { type: 'writes-held' }
+  | { type: 'release-writes' };
+
+/** Longest the thread waits for the server's connection to hold its writes. */
+const HOLD_WAIT_MS = 1_000;
+
+if (parentPort) run(workerData);
+
+function run({
+  file,
+  intervalMs,
+  walLimitBytes,
+}: {
+  file: string;
+  intervalMs: number;
+  walLimitBytes: number;
+}) {
+  const port = parentPort!;
+  const db = new DatabaseSync(file, { timeout: 0 });
+  db.exec(`PRAGMA journal_size_limit = ${walLimitBytes}`);
+  const passive = () => db.exec('PRAGMA wal_checkpoint(PASSIVE)');
+  const walSize = () => {
+    try {
+      return statSync(`${file}-wal`).size;
+    } catch {
+      return 0;
+    }
+  };
+  let held: (() => void) | undefined;
+  port.on('message', (message: CheckpointMessage) => {
+    if (message.type === 'writes-held') held?.();
+  });
+
+  /**
+   * The log is started over only by a write that finds all of it copied into the database, which
+   * under writes that never pause no passive checkpoint achieves: the log grew by every page
+   * written for as long as they went on (1.4 GB in 35 s of creating jobs). So once it is past
+   * its limit, the server's connection holds new write transactions while one more passive
+   * checkpoint copies what the last one left (what was written while it ran); the next write
+   * then starts the log over, truncated to the limit. Reads go on meanwhile.
+   */
+  async function catchUp(): Promise<void> {
+    const writesHeld = new Promise<boolean>((resolve) => {
+      held = () => resolve(true);
+      setTimeout(() => resolve(false), HOLD_WAIT_MS);
+    });
+    port.postMessage({ type: 'hold-writes' } satisfies CheckpointMessage);
+    try {
+      if (await writesHeld) passive();
+    } finally {
+      held = undefined;
+      port.postMessage({ type: 'release-writes' } satisfies CheckpointMessage);
+    }
   }
-}, intervalMs);
+
+  let busy = false;
+  setInterval(async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      // Never waits for, nor blocks, a reader or a writer.
+      passive();
+      if (walSize() > walLimitBytes) {
+        // What was written while the first one ran, so that the held one has little left to copy.
+        passive();
+        await catchUp();
+      }
+    } catch {
+      // Busy (another process is checkpointing) or the file is going away: the next tick tries again.
+    } finally {
+      busy = false;
+    }
+  }, intervalMs);
+}

@@ -17,6 +17,7 @@ import {
   SqliteQueryCompiler,
 } from 'kysely';
 import { retry } from '../retry.ts';
+import type { CheckpointMessage } from './sqlite-checkpointer.ts';
 import { GroupCommit, type Lease } from './sqlite-group-commit.ts';
 
 /**
@@ -27,12 +28,22 @@ import { GroupCommit, type Lease } from './sqlite-group-commit.ts';
  * first read. The rate limit reads a count and then inserts; with a deferred
  * `BEGIN`, two processes could both read the same count.
  */
+export interface NodeSqliteOptions {
+  /**
+   * Size of the write-ahead log past which it is started over as soon as all of it is copied
+   * into the database, and the size it is truncated to then (default 64 MiB).
+   */
+  walLimitBytes?: number;
+}
+
 export class NodeSqliteDialect implements Dialect {
   readonly #file: string;
+  readonly #options: NodeSqliteOptions;
   #driver: NodeSqliteDriver | undefined;
 
-  constructor(file: string) {
+  constructor(file: string, options: NodeSqliteOptions = {}) {
     this.#file = file;
+    this.#options = options;
   }
 
   /**
@@ -58,7 +69,7 @@ export class NodeSqliteDialect implements Dialect {
     return new NodeSqliteAdapter();
   }
   createDriver(): Driver {
-    this.#driver = new NodeSqliteDriver(this.#file);
+    this.#driver = new NodeSqliteDriver(this.#file, this.#options.walLimitBytes ?? WAL_LIMIT_BYTES);
     return this.#driver;
   }
   createQueryCompiler(): QueryCompiler {
@@ -91,19 +102,30 @@ class NodeSqliteAdapter extends SqliteAdapter {
 /** How often the checkpoint thread copies the write-ahead log into the database. */
 const CHECKPOINT_INTERVAL_MS = 1_000;
 
+/** See `NodeSqliteOptions.walLimitBytes`. */
+const WAL_LIMIT_BYTES = 256 * 1024 * 1024;
+
+/** Longest the checkpoint thread may hold this process's writes (it needs a few milliseconds). */
+const MAX_WRITE_HOLD_MS = 1_000;
+
 /** How long a statement keeps retrying while another process holds the database's lock. */
 const BUSY_WAIT_MS = 10_000;
 
 class NodeSqliteDriver implements Driver {
   readonly #file: string;
+  readonly #walLimitBytes: number;
   #db: DatabaseSync | undefined;
   #connection: NodeSqliteConnection | undefined;
   #transactions: GroupCommit | undefined;
   #dataVersion: StatementSync | undefined;
   #checkpointer: Worker | undefined;
+  /** The connection held for the checkpoint thread (`#holdWrites`), and the count of holds asked for. */
+  #writesHeld: { lease: Lease; timer: NodeJS.Timeout } | undefined;
+  #holds = 0;
 
-  constructor(file: string) {
+  constructor(file: string, walLimitBytes: number) {
     this.#file = file;
+    this.#walLimitBytes = walLimitBytes;
   }
 
   dataVersion(): number | undefined {
@@ -157,6 +179,8 @@ class NodeSqliteDriver implements Driver {
     // Checkpoints stall the connection that runs them while they copy and sync: this one never
     // does; a thread of its own checkpoints once the process has written (see sqlite-checkpointer.ts).
     this.#db.exec('PRAGMA wal_autocheckpoint = 0');
+    // When this connection starts the log over, it truncates the file to the limit.
+    this.#db.exec(`PRAGMA journal_size_limit = ${this.#walLimitBytes}`);
     this.#startCheckpointer();
     this.#db.exec('PRAGMA foreign_keys = ON');
     const connection = new NodeSqliteConnection(this.#db);
@@ -189,11 +213,42 @@ class NodeSqliteDriver implements Driver {
     const here = fileURLToPath(import.meta.url);
     this.#checkpointer = new Worker(
       fileURLToPath(new URL(`./sqlite-checkpointer${path.extname(here)}`, import.meta.url)),
-      { workerData: { file: this.#file, intervalMs: CHECKPOINT_INTERVAL_MS } },
+      {
+        workerData: {
+          file: this.#file,
+          intervalMs: CHECKPOINT_INTERVAL_MS,
+          walLimitBytes: this.#walLimitBytes,
+        },
+      },
     );
     // It must not keep a process alive: the last connection to close checkpoints what is left.
     this.#checkpointer.unref();
     this.#checkpointer.on('error', () => {});
+    this.#checkpointer.on('message', (message: CheckpointMessage) => {
+      if (message.type === 'hold-writes') void this.#holdWrites();
+      if (message.type === 'release-writes') this.#releaseWrites();
+    });
+  }
+
+  /** Holds this process's writes while the checkpoint thread catches up with the log (see there). */
+  async #holdWrites(): Promise<void> {
+    const hold = ++this.#holds;
+    const lease = await this.#transactions!.hold();
+    // Released (or closed) before the connection was ours.
+    if (hold !== this.#holds || !this.#checkpointer) return void this.#transactions!.release(lease);
+    // However the thread fares, writes wait no longer than this.
+    const timer = setTimeout(() => this.#releaseWrites(), MAX_WRITE_HOLD_MS).unref();
+    this.#writesHeld = { lease, timer };
+    this.#checkpointer.postMessage({ type: 'writes-held' } satisfies CheckpointMessage);
+  }
+
+  #releaseWrites(): void {
+    this.#holds++;
+    const held = this.#writesHeld;
+    this.#writesHeld = undefined;
+    if (!held) return;
+    clearTimeout(held.timer);
+    void this.#transactions!.release(held.lease);
   }
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     await this.#transactions!.rollback((connection as LeasedConnection).lease);
@@ -203,9 +258,11 @@ class NodeSqliteDriver implements Driver {
   }
 
   async destroy(): Promise<void> {
-    await this.#transactions?.flush();
-    await this.#checkpointer?.terminate();
+    const checkpointer = this.#checkpointer;
     this.#checkpointer = undefined;
+    await checkpointer?.terminate();
+    this.#releaseWrites();
+    await this.#transactions?.flush();
     this.#db?.close();
     this.#db = undefined;
   }

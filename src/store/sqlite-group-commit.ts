@@ -65,6 +65,8 @@ export class GroupCommit {
   #held = false;
   readonly #waiting: (() => void)[] = [];
   #group: Group | undefined;
+  /** The lease of `hold`, while it holds the connection. */
+  #holding: Lease | undefined;
 
   constructor(connection: GroupCommitConnection) {
     this.#connection = connection;
@@ -72,10 +74,23 @@ export class GroupCommit {
 
   /**
    * Whether a statement may run on the connection right now, outside any transaction: nobody
-   * holds it and no group waits for its COMMIT (a read then would see uncommitted work).
+   * holds it (but `hold`) and no group waits for its COMMIT (a read then would see uncommitted work).
    */
   idle(): boolean {
-    return !this.#held && this.#group === undefined;
+    return (!this.#held || this.#holding !== undefined) && this.#group === undefined;
+  }
+
+  /**
+   * Takes the connection in turn, commits the open group, and keeps the connection with no
+   * transaction open until `release`: no write of this process starts meanwhile, while reads
+   * that run at once (`idle`) go on.
+   */
+  async hold(): Promise<Lease> {
+    const lease = await this.acquire();
+    const group = this.#group;
+    if (group) await this.#commit(group).catch(() => {});
+    this.#holding = lease;
+    return lease;
   }
 
   /** Waits for the connection; one holder at a time, in order of arrival. */
@@ -114,6 +129,7 @@ export class GroupCommit {
   }
 
   async release(lease: Lease): Promise<void> {
+    if (lease === this.#holding) this.#holding = undefined;
     if (lease.handedOver) return;
     // A single statement that ran inside an open group is done when the group is committed.
     if (this.#group && !lease.finished) await this.#finish(lease, true);

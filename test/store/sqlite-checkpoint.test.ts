@@ -4,11 +4,13 @@
  * the threshold and held the event loop for as long as copying and syncing took.
  */
 import assert from 'node:assert/strict';
-import { statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import { appendEvents } from '../../src/jobs/events.ts';
+import { NodeSqliteDialect } from '../../src/store/sqlite-dialect.ts';
 import { seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
 import { testDialect } from '../helpers/database.ts';
 
@@ -48,5 +50,42 @@ describe('SQLite checkpoints off the event loop', { skip: onlySqlite }, () => {
       size = statSync(file).size;
     }
     assert.ok(size >= 30 * 1024 * 1024, `the database file holds ${size} bytes`);
+  });
+});
+
+describe('SQLite write-ahead log under writes that never pause', { skip: onlySqlite }, () => {
+  test('the log is started over once past its limit, instead of growing by every page written', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'docwright-wal-'));
+    const limit = 512 * 1024;
+    // biome-ignore lint/suspicious/noExplicitAny: a table of this test's own
+    const db = new Kysely<any>({
+      dialect: new NodeSqliteDialect(path.join(dir, 'wal.db'), { walLimitBytes: limit }),
+    });
+    try {
+      await sql`create table item (n integer primary key, body text not null)`.execute(db);
+      const walSize = () => statSync(path.join(dir, 'wal.db-wal')).size;
+      const body = 'x'.repeat(2000);
+      let written = 0;
+      let largest = 0;
+      let restarts = 0;
+      // Transactions back to back, as the server's group commit runs them under load, until the
+      // log has started over twice (a tick of the checkpoint thread is a second).
+      for (const end = Date.now() + 30_000; restarts < 2 && Date.now() < end; ) {
+        await db.transaction().execute(async (trx) => {
+          for (let i = 0; i < 20; i++) await sql`insert into item (body) values (${body})`.execute(trx);
+        });
+        written += 20 * body.length;
+        const size = walSize();
+        if (size < largest) {
+          restarts++;
+          assert.ok(size <= limit, `started over, the log is truncated to the limit (${size} bytes)`);
+        }
+        largest = size < largest ? 0 : size;
+      }
+      assert.equal(restarts, 2, `the log never started over: ${walSize()} bytes after ${written} written`);
+    } finally {
+      await db.destroy();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
