@@ -7,7 +7,7 @@ import { DocwrightError } from '../errors.ts';
 import { type DialectName, pingDatabase, probeWritable } from './dialect.ts';
 import { migrateToLatest } from './migrations.ts';
 import type { Database } from './schema.ts';
-import { NodeSqliteDialect } from './sqlite-dialect.ts';
+import { NodeSqliteDialect, type NodeSqliteOptions } from './sqlite-dialect.ts';
 
 /** An open database: the query builder plus what callers need to know about it. */
 export interface Store {
@@ -53,12 +53,14 @@ export interface StoreOptions {
   poolSize?: number;
   /** Called when an idle PostgreSQL connection dies; the pool replaces it. */
   onPoolError?: (error: Error) => void;
+  /** Tuning of the SQLite connection (defaults suit every deployment; tests change them). */
+  sqlite?: NodeSqliteOptions;
 }
 
 export async function openStore(options: StoreOptions): Promise<Store> {
   const store = options.databaseUrl
     ? openPostgres(options.databaseUrl, options)
-    : openSqlite(options.dataDir);
+    : openSqlite(options.dataDir, options.sqlite);
   if (options.migrate !== false) {
     try {
       await migrateToLatest(store.db, store.dialect, options.databaseSchema ?? 'public', store.location);
@@ -70,9 +72,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   return store;
 }
 
-function openSqlite(dataDir: string): Store {
+function openSqlite(dataDir: string, options: NodeSqliteOptions = {}): Store {
   const file = prepareDataDir(dataDir);
-  const dialect = new NodeSqliteDialect(file);
+  const dialect = new NodeSqliteDialect(file, options);
   const db = new Kysely<Database>({ dialect });
   return {
     db,

@@ -31,9 +31,14 @@ import { GroupCommit, type Lease } from './sqlite-group-commit.ts';
 export interface NodeSqliteOptions {
   /**
    * Size of the write-ahead log past which it is started over as soon as all of it is copied
-   * into the database, and the size it is truncated to then (default 64 MiB).
+   * into the database, and the size it is truncated to then (default 256 MiB).
    */
   walLimitBytes?: number;
+  /**
+   * Longest a group commit keeps the write lock before committing (default 10 ms; see
+   * sqlite-group-commit.ts).
+   */
+  groupCommitMaxOpenMs?: number;
 }
 
 export class NodeSqliteDialect implements Dialect {
@@ -69,7 +74,7 @@ export class NodeSqliteDialect implements Dialect {
     return new NodeSqliteAdapter();
   }
   createDriver(): Driver {
-    this.#driver = new NodeSqliteDriver(this.#file, this.#options.walLimitBytes ?? WAL_LIMIT_BYTES);
+    this.#driver = new NodeSqliteDriver(this.#file, this.#options);
     return this.#driver;
   }
   createQueryCompiler(): QueryCompiler {
@@ -114,6 +119,7 @@ const BUSY_WAIT_MS = 10_000;
 class NodeSqliteDriver implements Driver {
   readonly #file: string;
   readonly #walLimitBytes: number;
+  readonly #groupCommitMaxOpenMs: number | undefined;
   #db: DatabaseSync | undefined;
   #connection: NodeSqliteConnection | undefined;
   #transactions: GroupCommit | undefined;
@@ -123,9 +129,10 @@ class NodeSqliteDriver implements Driver {
   #writesHeld: { lease: Lease; timer: NodeJS.Timeout } | undefined;
   #holds = 0;
 
-  constructor(file: string, walLimitBytes: number) {
+  constructor(file: string, options: NodeSqliteOptions) {
     this.#file = file;
-    this.#walLimitBytes = walLimitBytes;
+    this.#walLimitBytes = options.walLimitBytes ?? WAL_LIMIT_BYTES;
+    this.#groupCommitMaxOpenMs = options.groupCommitMaxOpenMs;
   }
 
   dataVersion(): number | undefined {
@@ -185,12 +192,15 @@ class NodeSqliteDriver implements Driver {
     this.#db.exec('PRAGMA foreign_keys = ON');
     const connection = new NodeSqliteConnection(this.#db);
     this.#connection = connection;
-    this.#transactions = new GroupCommit({
-      run: async (sql) => {
-        await connection.executeQuery(CompiledQuery.raw(sql));
+    this.#transactions = new GroupCommit(
+      {
+        run: async (sql) => {
+          await connection.executeQuery(CompiledQuery.raw(sql));
+        },
+        inTransaction: () => db.isTransaction,
       },
-      inTransaction: () => db.isTransaction,
-    });
+      { maxOpenMs: this.#groupCommitMaxOpenMs },
+    );
   }
 
   /**
@@ -250,6 +260,7 @@ class NodeSqliteDriver implements Driver {
     clearTimeout(held.timer);
     void this.#transactions!.release(held.lease);
   }
+
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     await this.#transactions!.rollback((connection as LeasedConnection).lease);
   }

@@ -29,6 +29,11 @@ export interface GroupCommitConnection {
   inTransaction(): boolean;
 }
 
+export interface GroupCommitOptions {
+  /** Longest a group keeps the write lock before committing (default `MAX_OPEN_MS`). */
+  maxOpenMs?: number;
+}
+
 /** One holder of the connection, from acquire to release. */
 export class Lease {
   /** The holder passed the connection on before its caller released it. */
@@ -38,7 +43,7 @@ export class Lease {
 }
 
 class Group {
-  readonly openedAt = performance.now();
+  readonly closesAt: number;
   members = 0;
   /** A COMMIT waits for the event loop's turn. */
   scheduled = false;
@@ -46,7 +51,8 @@ class Group {
   resolve!: () => void;
   reject!: (error: unknown) => void;
 
-  constructor() {
+  constructor(maxOpenMs: number) {
+    this.closesAt = performance.now() + maxOpenMs;
     this.committed = new Promise<void>((resolve, reject) => {
       this.resolve = resolve;
       this.reject = reject;
@@ -56,20 +62,22 @@ class Group {
   }
 
   full(): boolean {
-    return this.members >= MAX_MEMBERS || performance.now() - this.openedAt >= MAX_OPEN_MS;
+    return this.members >= MAX_MEMBERS || performance.now() >= this.closesAt;
   }
 }
 
 export class GroupCommit {
   readonly #connection: GroupCommitConnection;
+  readonly #maxOpenMs: number;
   #held = false;
   readonly #waiting: (() => void)[] = [];
   #group: Group | undefined;
   /** The lease of `hold`, while it holds the connection. */
   #holding: Lease | undefined;
 
-  constructor(connection: GroupCommitConnection) {
+  constructor(connection: GroupCommitConnection, options: GroupCommitOptions = {}) {
     this.#connection = connection;
+    this.#maxOpenMs = options.maxOpenMs ?? MAX_OPEN_MS;
   }
 
   /**
@@ -104,7 +112,7 @@ export class GroupCommit {
   async begin(): Promise<void> {
     if (!this.#group) {
       await this.#connection.run('begin immediate');
-      this.#group = new Group();
+      this.#group = new Group(this.#maxOpenMs);
     }
     await this.#connection.run(`savepoint ${SAVEPOINT}`);
     this.#group.members++;

@@ -11,6 +11,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { openStore, type Store } from '../../src/store/database.ts';
+import { GroupCommit } from '../../src/store/sqlite-group-commit.ts';
 import { testDialect } from '../helpers/database.ts';
 import { temporaryDirectory } from '../helpers/temp.ts';
 
@@ -23,7 +24,8 @@ describe('SQLite group commit', { skip: onlySqlite }, () => {
   let observer: DatabaseSync;
   beforeEach(async () => {
     const dataDir = temporaryDirectory('docwright-group-commit-');
-    store = await openStore({ dataDir, migrate: false });
+    // A group stays open however slowly this machine runs the test (10 ms by default).
+    store = await openStore({ dataDir, migrate: false, sqlite: { groupCommitMaxOpenMs: 60_000 } });
     await sql`create table parent (id integer primary key)`.execute(store.db);
     await sql`create table item (name text not null, parent integer references parent (id) deferrable initially deferred)`.execute(
       store.db,
@@ -120,4 +122,68 @@ describe('SQLite group commit', { skip: onlySqlite }, () => {
     assert.equal(await read, 1);
     assert.deepEqual(seenWhenReadReturned, ['a']);
   });
+});
+
+test('hold: the open group is committed first; writes then wait for the release while reads may run', async () => {
+  const statements: string[] = [];
+  let inTransaction = false;
+  const transactions = new GroupCommit({
+    run: async (statement) => {
+      statements.push(statement);
+      if (statement === 'begin immediate') inTransaction = true;
+      if (statement === 'commit' || statement === 'rollback') inTransaction = false;
+    },
+    inTransaction: () => inTransaction,
+  });
+  const write = async (name: string, log: string[]) => {
+    const lease = await transactions.acquire();
+    log.push(`${name} started`);
+    await transactions.begin();
+    await transactions.commit(lease);
+    await transactions.release(lease);
+    log.push(`${name} committed`);
+  };
+  const log: string[] = [];
+  const first = write('first', log);
+  // Asked for while the first transaction holds the connection: it waits its turn.
+  const lease = await transactions.hold();
+  assert.equal(statements.filter((s) => s === 'commit').length, 1, 'the open group was committed');
+  await first;
+  assert.deepEqual(log, ['first started', 'first committed']);
+  assert.ok(transactions.idle(), 'reads run at once while the connection is held');
+
+  const second = write('second', log);
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(log, ['first started', 'first committed'], 'no write starts while held');
+  await transactions.release(lease);
+  await second;
+  assert.deepEqual(log.slice(2), ['second started', 'second committed']);
+  assert.ok(transactions.idle());
+});
+
+test('a group open for its longest time commits instead of taking in the transactions that wait', async () => {
+  const statements: string[] = [];
+  let inTransaction = false;
+  const connection = {
+    run: async (statement: string) => {
+      statements.push(statement);
+      if (statement === 'begin immediate') inTransaction = true;
+      if (statement === 'commit') inTransaction = false;
+    },
+    inTransaction: () => inTransaction,
+  };
+  const write = async (transactions: GroupCommit) => {
+    const lease = await transactions.acquire();
+    await transactions.begin();
+    await transactions.commit(lease);
+    await transactions.release(lease);
+  };
+  const commits = async (maxOpenMs: number) => {
+    statements.length = 0;
+    const transactions = new GroupCommit(connection, { maxOpenMs });
+    await Promise.all([write(transactions), write(transactions), write(transactions)]);
+    return statements.filter((s) => s === 'commit').length;
+  };
+  assert.equal(await commits(60_000), 1, 'waiting transactions join the open group');
+  assert.equal(await commits(0), 3, 'a group past its time commits alone');
 });
