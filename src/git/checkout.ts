@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createRedactor, type Redact } from '../redact.ts';
@@ -72,10 +72,10 @@ export interface CheckoutOptions {
 }
 
 /** Runs `fetch` so that it cannot race another process's changes to a shared mirror. */
-type FetchLock = <T>(fetch: () => Promise<T>) => Promise<T>;
-const unlocked: FetchLock = (fetch) => fetch();
+export type FetchLock = <T>(fetch: () => Promise<T>) => Promise<T>;
+export const unlocked: FetchLock = (fetch) => fetch();
 
-interface Context {
+export interface Context {
   env: Record<string, string> | undefined;
   redact: Redact;
   runId: string | undefined;
@@ -86,10 +86,13 @@ interface Context {
 /** Credentials stay out of the Checkout object, so logging it can never leak them. */
 const contexts = new WeakMap<Checkout, Context>();
 
-const defaultRedact = (env: Record<string, string> | undefined): Redact =>
+/** What the checkout was made with that it does not show (commit.ts and push.ts need it). */
+export const checkoutContext = (checkout: Checkout): Context | undefined => contexts.get(checkout);
+
+export const defaultRedact = (env: Record<string, string> | undefined): Redact =>
   createRedactor(credentialSecrets(env));
 
-const gitReason = (error: GitError) => error.message.replace(/^git \S+ failed: /, '');
+export const gitReason = (error: GitError) => error.message.replace(/^git \S+ failed: /, '');
 
 /**
  * The host error a git failure stands for, or the error itself when it is none of them.
@@ -405,7 +408,7 @@ export async function checkoutForRun(options: CheckoutOptions): Promise<Checkout
 }
 
 /** HEAD's commit and tree, in one git process. */
-async function readHead(opts: GitOptions): Promise<Checkout['head']> {
+export async function readHead(opts: GitOptions): Promise<Checkout['head']> {
   const [commit = '', tree = ''] = (await git(['rev-parse', 'HEAD', 'HEAD^{tree}'], opts)).trim().split('\n');
   return { commit, tree };
 }
@@ -417,99 +420,19 @@ const isInside = (file: string, dir: string) => !path.relative(dir, file).starts
  * shares the mirror's object store and list of shallow commits with every other run).
  */
 export function fetchIntoCheckout(checkout: Checkout, args: string[], opts: GitOptions): Promise<string> {
-  const lock = contexts.get(checkout)?.lock ?? unlocked;
+  const lock = checkoutContext(checkout)?.lock ?? unlocked;
   return lock(() => git(['fetch', ...args], { ...opts, cwd: checkout.dir }));
 }
 
-export interface CommitOptions {
-  /** Repository-relative paths to stage (the agent's checked set); nothing else is committed. */
-  files: string[];
-  message: string;
-  author: { name: string; email: string };
-  signal?: AbortSignal;
-}
-
-/**
- * Commits exactly `files` (added, changed or deleted); returns false when they hold no change.
- *
- * The commit is built in a separate index read from HEAD's tree. The checkout's own index was
- * written in the same second as every file of the clone, so git cannot trust its timestamps and
- * re-reads every file whenever it writes that index (`git add`, `git commit`): seconds on a large
- * site. An index read from a tree holds no timestamps, so only the staged files are read. A
- * sparse checkout commits in its own index instead: it holds only the checked-out folders (the
- * rest as one entry per folder), where a full one would list every file of the repository.
- */
-export async function commitFiles(checkout: Checkout, options: CommitOptions): Promise<boolean> {
-  if (options.files.length === 0) return false;
-  const opts: GitOptions = {
-    cwd: checkout.dir,
-    signal: options.signal,
-    redact: contexts.get(checkout)?.redact,
-  };
-  // A sparse checkout's own index is small (a sparse index) and holds only its folders' files.
-  const index = checkout.sparse ? undefined : path.join(checkout.gitDir, 'docwright-index');
-  const staging: GitOptions = index ? { ...opts, env: { GIT_INDEX_FILE: index } } : opts;
-  if (index) await git(['read-tree', 'HEAD'], staging);
-  // Paths on stdin, NUL-separated: taken literally, never as options or pathspec magic.
-  await git(['update-index', '--add', '--remove', '-z', '--stdin'], {
-    ...staging,
-    input: `${options.files.join('\0')}\0`,
-  });
-  // A partial checkout lacks the blobs outside its folders: git must not fetch them all to check.
-  const tree = (await git(['write-tree', '--missing-ok'], staging)).trim();
-  const head = checkout.head.commit;
-  if (tree === checkout.head.tree) {
-    if (index) await rm(index, { force: true });
-    return false;
-  }
-  const identity = {
-    GIT_AUTHOR_NAME: options.author.name,
-    GIT_AUTHOR_EMAIL: options.author.email,
-    GIT_COMMITTER_NAME: options.author.name,
-    GIT_COMMITTER_EMAIL: options.author.email,
-  };
-  const commit = (
-    await git(['commit-tree', tree, '-p', head, '-F', '-'], {
-      ...opts,
-      input: options.message,
-      env: identity,
-    })
-  ).trim();
-  await git(['update-ref', '-m', 'docwright: commit', 'HEAD', commit, head], opts);
-  checkout.head = { commit, tree };
-  // The checkout's index now matches the commit (a later rebase needs a clean one).
-  if (index) await rename(index, path.join(checkout.gitDir, 'index'));
-  return true;
-}
-
 /** The trailer that names the run a commit belongs to (see `Checkout.replaces`). */
-const RUN_TRAILER = 'Docwright-Run';
-
-/**
- * The commit message of SPEC §8: title, blank line, summary, trailer (and, with `runId`, a
- * second trailer naming the run, which a retried attempt uses to recognise its predecessor's
- * push). Cleaned as `git commit` would (it is written with `commit-tree`, which takes it
- * verbatim): no trailing whitespace, no runs of blank lines, and a title of one line.
- */
-export function commitMessage(title: string, summary: string, runId?: string): string {
-  const clean = (text: string) =>
-    text
-      .replace(/\r\n?/g, '\n')
-      .replace(/[ \t]+$/gm, '')
-      .replace(/\n{3,}/g, '\n\n')
-      .trim();
-  const subject = clean(title).replace(/\s*\n\s*/g, ' ');
-  const body = clean(summary);
-  const trailers = `Generated-By: docwright\n${runId ? `${RUN_TRAILER}: ${runId}\n` : ''}`;
-  return `${subject}\n\n${body === '' ? '' : `${body}\n\n`}${trailers}`;
-}
+export const RUN_TRAILER = 'Docwright-Run';
 
 /**
  * When `ref`'s tip was committed by `runId` (an earlier attempt of the run pushed it before its
  * server died), that tip and its parent — the state the run should start from. The parent is
  * fetched when the clone is too shallow to hold it.
  */
-async function earlierAttempt(
+export async function earlierAttempt(
   opts: GitOptions,
   lock: FetchLock,
   runId: string,
@@ -530,139 +453,4 @@ async function earlierAttempt(
     parent = await git(['rev-parse', `${tip}^`], opts);
   }
   return { tip, parent: parent.trim() };
-}
-
-export interface PushOptions {
-  /** Remote name or URL (default `origin`, the URL the checkout was cloned from). */
-  remote?: string;
-  signal?: AbortSignal;
-  /** Credentials; default: those the checkout was made with. */
-  env?: Record<string, string>;
-  redact?: Redact;
-}
-
-/**
- * A push refused because the remote branch moved: it is not an ancestor of ours (someone pushed
- * meanwhile), or it changed between the host's advertisement and its update (a push that landed
- * during ours, e.g. an earlier attempt's).
- */
-const isOutdated = (error: unknown) =>
-  error instanceof GitError &&
-  (/\[rejected\].*\((fetch first|non-fast-forward|stale info)\)/.test(error.stderr) ||
-    /\[remote rejected\].*\((failed to update ref|cannot lock ref|.*reference already exists|.*is at .* but expected)/.test(
-      error.stderr,
-    ));
-
-/**
- * Pushes the head branch. If the remote branch moved since the checkout (another run or a
- * person pushed to it), fetches its tip, replays the run's commits onto it (`checkout.head`
- * changes) and pushes once more; when they conflict or it moves again, fails with `push-rejected`.
- */
-export async function pushBranch(checkout: Checkout, options: PushOptions = {}): Promise<void> {
-  const context = contexts.get(checkout);
-  const env = options.env ?? context?.env;
-  const redact = options.redact ?? context?.redact ?? defaultRedact(env);
-  const remote = options.remote ?? 'origin';
-  const opts: GitOptions = { cwd: checkout.dir, signal: options.signal, env, redact };
-  const target = `refs/heads/${checkout.branch}`;
-  // Replacing an earlier attempt's push: only if the branch is still exactly that.
-  const lease = () => (checkout.replaces ? [`--force-with-lease=${target}:${checkout.replaces}`] : []);
-  const push = () => git(['push', '--quiet', ...lease(), '--', remote, `HEAD:${target}`], opts);
-  try {
-    await push();
-    return;
-  } catch (error) {
-    if (!isOutdated(error)) throw pushFailure(error, checkout.branch);
-  }
-  // The branch moved since the checkout. An earlier attempt of this run, whose push landed
-  // late (its git outlived the server), is replaced; anyone else's commits are kept.
-  const runId = contexts.get(checkout)?.runId;
-  const tracking = await fetchRemoteTip(checkout, remote, opts, 2);
-  const lock = contexts.get(checkout)?.lock ?? unlocked;
-  const earlier = runId ? await earlierAttempt(opts, lock, runId, tracking, remote, target) : null;
-  if (earlier && earlier.parent === checkout.base) {
-    checkout.replaces = earlier.tip;
-  } else {
-    await rebaseOntoRemote(checkout, tracking, opts);
-  }
-  try {
-    await push();
-  } catch (error) {
-    if (isOutdated(error)) {
-      throw new HostError(
-        'push-rejected',
-        `the remote branch ${checkout.branch} kept moving while the run pushed to it`,
-        { cause: error },
-      );
-    }
-    throw pushFailure(error, checkout.branch);
-  }
-}
-
-function pushFailure(error: unknown, branch: string): unknown {
-  if (error instanceof GitError && /\[remote rejected\]/.test(error.stderr)) {
-    return new HostError('push-rejected', `the host refused the push to ${branch} (${gitReason(error)})`, {
-      cause: error,
-    });
-  }
-  return classifyGitError(error);
-}
-
-/**
- * Fetches the remote branch's tip (and `depth - 1` commits below it) to a tracking ref; returns
- * the ref. Replaying a commit needs its parent's tree and the new base's tree, not the history
- * between them, so no deeper fetch is needed however far the branch moved.
- */
-async function fetchRemoteTip(
-  checkout: Checkout,
-  remote: string,
-  opts: GitOptions,
-  depth = 1,
-): Promise<string> {
-  // Per worktree: a mirror's worktrees share every other ref.
-  const tracking = `refs/worktree/docwright/remote/${checkout.branch}`;
-  try {
-    await fetchIntoCheckout(
-      checkout,
-      [
-        '--quiet',
-        '--no-tags',
-        '--depth',
-        String(depth),
-        '--',
-        remote,
-        `+refs/heads/${checkout.branch}:${tracking}`,
-      ],
-      opts,
-    );
-  } catch (error) {
-    throw classifyGitError(error);
-  }
-  return tracking;
-}
-
-/** Replays the commits after `checkout.base` onto `tracking` (the remote branch's tip). */
-async function rebaseOntoRemote(checkout: Checkout, tracking: string, opts: GitOptions): Promise<void> {
-  // Rebasing rewrites the commits: keep the committer the run's commits were made with.
-  const [name = '', email = ''] = (await git(['log', '-1', '--format=%cn%x00%ce', 'HEAD'], opts))
-    .trim()
-    .split('\0');
-  const identity = { ...opts.env, GIT_COMMITTER_NAME: name, GIT_COMMITTER_EMAIL: email };
-  try {
-    await git(['rebase', '--quiet', '--no-autostash', '--onto', tracking, checkout.base], {
-      ...opts,
-      env: identity,
-    });
-    checkout.head = await readHead(opts);
-  } catch (error) {
-    await git(['rebase', '--abort'], { ...opts, signal: undefined }).catch(() => {});
-    if (error instanceof GitError) {
-      throw new HostError(
-        'push-rejected',
-        `the remote branch ${checkout.branch} moved and the run's changes conflict with it`,
-        { cause: error },
-      );
-    }
-    throw error;
-  }
 }

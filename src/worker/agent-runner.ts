@@ -2,10 +2,12 @@ import { modelEnvironment, projectModelOptions, resolveModel } from '../agent/mo
 import { siteCheckoutFolders } from '../agent/site/detect.ts';
 import { AgentFailure } from '../agent/types.ts';
 import type { App } from '../app.ts';
-import { checkoutForRun, commitFiles, commitMessage, pushBranch } from '../git/checkout.ts';
+import { checkoutForRun } from '../git/checkout.ts';
+import { commitFiles, commitMessage } from '../git/commit.ts';
 import { diffAgainstBase } from '../git/diff.ts';
 import { createHost, gitAccess, HostError, pullRequestInput } from '../git/hosts/index.ts';
 import { MirrorCache } from '../git/mirror.ts';
+import { pushBranch } from '../git/push.ts';
 import { confidentialValues, type ProjectSettings } from '../projects/projects.ts';
 import { createRedactor, redactDeep } from '../redact.ts';
 import type { ModelSpec } from './isolated-agent.ts';

@@ -3,7 +3,8 @@ import { execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { checkoutForRun, commitFiles } from '../../src/git/checkout.ts';
+import { checkoutForRun } from '../../src/git/checkout.ts';
+import { commitFiles } from '../../src/git/commit.ts';
 import { DIFF_MAX_BYTES, diffAgainstBase } from '../../src/git/diff.ts';
 import { createGitRepository } from '../helpers/app.ts';
 

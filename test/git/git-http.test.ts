@@ -11,18 +11,13 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
-import {
-  type Checkout,
-  type CheckoutOptions,
-  checkoutForRun,
-  commitFiles,
-  commitMessage,
-  pushBranch,
-} from '../../src/git/checkout.ts';
+import { type Checkout, type CheckoutOptions, checkoutForRun } from '../../src/git/checkout.ts';
+import { commitFiles, commitMessage } from '../../src/git/commit.ts';
 import { gitCredentialEnv } from '../../src/git/credentials.ts';
 import { GitError, git } from '../../src/git/git.ts';
 import { HostError } from '../../src/git/hosts/host.ts';
 import { MirrorCache } from '../../src/git/mirror.ts';
+import { pushBranch } from '../../src/git/push.ts';
 import { createRedactor, redactDeep } from '../../src/redact.ts';
 import { type GitHttpServer, startGitHttpServer } from '../doubles/git-http-server.ts';
 

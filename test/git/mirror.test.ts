@@ -14,16 +14,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import lockfile from 'proper-lockfile';
-import {
-  type CheckoutOptions,
-  checkoutForRun,
-  commitFiles,
-  commitMessage,
-  pushBranch,
-} from '../../src/git/checkout.ts';
+import { type CheckoutOptions, checkoutForRun } from '../../src/git/checkout.ts';
+import { commitFiles, commitMessage } from '../../src/git/commit.ts';
 import { gitCredentialEnv } from '../../src/git/credentials.ts';
 import { git } from '../../src/git/git.ts';
 import { MirrorCache, mirrorCreatedAt } from '../../src/git/mirror.ts';
+import { pushBranch } from '../../src/git/push.ts';
 import { type GitHttpServer, startGitHttpServer } from '../doubles/git-http-server.ts';
 
 const USER = 'x-access-token';
