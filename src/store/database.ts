@@ -1,11 +1,12 @@
 import { hash } from 'node:crypto';
 import { accessSync, chmodSync, closeSync, constants, mkdirSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { type CompiledQuery, Kysely, PostgresDialect } from 'kysely';
+import { type CompiledQuery, Kysely } from 'kysely';
 import pg from 'pg';
 import { DocwrightError } from '../errors.ts';
 import { type DialectName, pingDatabase, probeWritable } from './dialect.ts';
 import { migrateToLatest } from './migrations.ts';
+import { SchemaPostgresDialect } from './postgres-introspector.ts';
 import type { Database } from './schema.ts';
 import { NodeSqliteDialect, type NodeSqliteOptions } from './sqlite-dialect.ts';
 
@@ -190,7 +191,7 @@ function openPostgres(databaseUrl: string, options: StoreOptions): Store {
   // client gets one of its own (the failed query still rejects, becoming a 503).
   pool.on('error', () => {}); // already reported by the client's listener below
   pool.on('connect', (client) => client.on('error', (error) => options.onPoolError?.(error)));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new SchemaPostgresDialect({ pool }, schema) });
   const url = new URL(databaseUrl);
   const location = `${url.hostname}:${url.port || 5432}${url.pathname} (schema ${schema})`;
   return {

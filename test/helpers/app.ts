@@ -28,7 +28,12 @@ export interface TestAppOptions {
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = await createTestDatabase();
   const config = loadConfig({ ...database.env, DOCWRIGHT_LOG_LEVEL: 'silent', ...options.env });
-  const app = await openApp(config, { logger: createLogger('silent'), now: options.now });
+  const app = await openApp(config, { logger: createLogger('silent'), now: options.now }).catch(
+    async (error) => {
+      await database.drop();
+      throw error;
+    },
+  );
   const server = buildServer(app);
   return {
     app,

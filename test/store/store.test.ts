@@ -1,13 +1,20 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { openStore, type StoreOptions } from '../../src/store/database.ts';
 import { migrateToLatest } from '../../src/store/migrations.ts';
-import { createTestDatabase, type TestDatabase, testDialect } from '../helpers/database.ts';
+import {
+  createTestDatabase,
+  TEST_POSTGRES_URL,
+  type TestDatabase,
+  testDialect,
+} from '../helpers/database.ts';
 
 const run = promisify(execFile);
 const BIN = path.resolve(import.meta.dirname, '../../bin/docwright.js');
@@ -78,6 +85,35 @@ describe(`store on ${testDialect}`, () => {
       assert.doesNotMatch(store.location, /postgres@/, 'the location names no user or password');
     } finally {
       await store.close();
+    }
+  });
+
+  test('a new schema migrates while other schemas of the database come and go (other tenants, other tests)', {
+    skip: testDialect !== 'postgres' && 'skipped: PostgreSQL schemas only',
+  }, async () => {
+    const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+    await admin.connect();
+    let churning = true;
+    const prefix = `t_churn_${randomBytes(4).toString('hex')}`;
+    const churn = (async () => {
+      for (let i = 0; churning; i++) {
+        await admin.query(
+          `create schema ${prefix}_${i}; create table ${prefix}_${i}.t (id serial primary key, a text)`,
+        );
+        await admin.query(`drop schema ${prefix}_${i} cascade`);
+      }
+    })();
+    const schemas = Array.from({ length: 6 }, () => `t_${randomBytes(6).toString('hex')}`);
+    try {
+      for (const schema of schemas) {
+        const store = await openStore({ ...options, databaseSchema: schema });
+        await store.close();
+      }
+    } finally {
+      churning = false;
+      await churn;
+      for (const schema of schemas) await admin.query(`drop schema if exists ${schema} cascade`);
+      await admin.end();
     }
   });
 
