@@ -7,7 +7,6 @@
  * never waits for, nor blocks, the connections that read and write, but for a short hold of the
  * server's writes once the log is past its limit (`catchUp`).
  */
-import { statSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
 
@@ -33,15 +32,10 @@ function run({
 }) {
   const port = parentPort!;
   const db = new DatabaseSync(file, { timeout: 0 });
-  db.exec(`PRAGMA journal_size_limit = ${walLimitBytes}`);
-  const passive = () => db.exec('PRAGMA wal_checkpoint(PASSIVE)');
-  const walSize = () => {
-    try {
-      return statSync(`${file}-wal`).size;
-    } catch {
-      return 0;
-    }
-  };
+  const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+  const frameBytes = 24 + Number((db.prepare('PRAGMA page_size').get() as { page_size: number }).page_size);
+  /** Copies what it can; returns the size of what the log holds (its file may be larger: it is reused). */
+  const passive = () => Number((checkpoint.get() as { log: number }).log) * frameBytes;
   let held: (() => void) | undefined;
   port.on('message', (message: CheckpointMessage) => {
     if (message.type === 'writes-held') held?.();
@@ -53,7 +47,7 @@ function run({
    * written for as long as they went on (1.4 GB in 35 s of creating jobs). So once it is past
    * its limit, the server's connection holds new write transactions while one more passive
    * checkpoint copies what the last one left (what was written while it ran); the next write
-   * then starts the log over, truncated to the limit. Reads go on meanwhile.
+   * then starts the log over, writing its file again from the start. Reads go on meanwhile.
    */
   async function catchUp(): Promise<void> {
     const writesHeld = new Promise<boolean>((resolve) => {
@@ -75,8 +69,7 @@ function run({
     busy = true;
     try {
       // Never waits for, nor blocks, a reader or a writer.
-      passive();
-      if (walSize() > walLimitBytes) {
+      if (passive() > walLimitBytes) {
         // What was written while the first one ran, so that the held one has little left to copy.
         passive();
         await catchUp();
