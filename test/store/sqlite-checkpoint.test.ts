@@ -95,7 +95,11 @@ describe('SQLite write-ahead log under writes that never pause', { skip: onlySql
         }
         last = now;
       }
-      assert.equal(restarts, 2, `the log never started over: ${statSync(wal).size} bytes after ${written} written`);
+      assert.equal(
+        restarts,
+        2,
+        `the log never started over: ${statSync(wal).size} bytes after ${written} written`,
+      );
     } finally {
       await db.destroy();
       rmSync(dir, { recursive: true, force: true });
