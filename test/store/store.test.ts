@@ -103,17 +103,19 @@ describe(`store on ${testDialect}`, () => {
         await admin.query(`drop schema ${prefix}_${i} cascade`);
       }
     })();
-    const schemas = Array.from({ length: 6 }, () => `t_${randomBytes(6).toString('hex')}`);
+    const databases: TestDatabase[] = [];
     try {
-      for (const schema of schemas) {
-        const store = await openStore({ ...options, databaseSchema: schema });
+      for (let i = 0; i < 6; i++) {
+        const database = await createTestDatabase();
+        databases.push(database);
+        const store = await openStore({ ...options, databaseSchema: database.schema });
         await store.close();
       }
     } finally {
       churning = false;
       await churn;
-      for (const schema of schemas) await admin.query(`drop schema if exists ${schema} cascade`);
       await admin.end();
+      for (const database of databases) await database.drop();
     }
   });
 
