@@ -46,6 +46,56 @@ export async function lockNamed(
   if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext(${name}))`.execute(trx);
 }
 
+/** A table whose rows are counted per key in a column of another table. */
+export interface RowCount {
+  /** The table whose rows are counted. */
+  table: string;
+  /** The column of `table` they are counted by, and the primary key of `counts`. */
+  key: string;
+  /** The table that holds the counts. */
+  counts: string;
+  /** The column of `counts` that holds them. */
+  column: string;
+}
+
+/**
+ * Keeps `counts.column` equal to the number of rows of `table` per `key`, by triggers: every
+ * insert and delete is counted in its own transaction, whichever statement or cascade made it.
+ * PostgreSQL counts once per statement (from its transition tables), SQLite once per row.
+ */
+export async function createRowCountTriggers(
+  dialect: DialectName,
+  db: Kysely<unknown>,
+  { table, key, counts, column }: RowCount,
+): Promise<void> {
+  const [t, k, c, n] = [table, key, counts, column].map((name) => sql.id(name));
+  if (dialect === 'sqlite') {
+    await sql`create trigger ${sql.id(`${table}_counted_insert`)} after insert on ${t} begin
+      insert into ${c} (${k}, ${n}) values (new.${k}, 1) on conflict (${k}) do update set ${n} = ${n} + 1;
+    end`.execute(db);
+    await sql`create trigger ${sql.id(`${table}_counted_delete`)} after delete on ${t} begin
+      update ${c} set ${n} = ${n} - 1 where ${k} = old.${k};
+    end`.execute(db);
+    return;
+  }
+  const added = sql.id(`${table}_count_added`);
+  const removed = sql.id(`${table}_count_removed`);
+  await sql`create function ${added}() returns trigger language plpgsql as $$ begin
+      insert into ${c} (${k}, ${n}) select ${k}, count(*) from added group by ${k}
+      on conflict (${k}) do update set ${n} = ${c}.${n} + excluded.${n};
+      return null;
+    end $$`.execute(db);
+  await sql`create function ${removed}() returns trigger language plpgsql as $$ begin
+      update ${c} set ${n} = ${c}.${n} - gone.rows
+      from (select ${k}, count(*) as rows from removed group by ${k}) as gone where ${c}.${k} = gone.${k};
+      return null;
+    end $$`.execute(db);
+  await sql`create trigger ${sql.id(`${table}_counted_insert`)} after insert on ${t}
+    referencing new table as added for each statement execute function ${added}()`.execute(db);
+  await sql`create trigger ${sql.id(`${table}_counted_delete`)} after delete on ${t}
+    referencing old table as removed for each statement execute function ${removed}()`.execute(db);
+}
+
 const pgUnavailableCodes = new Set([
   '57P01', // admin_shutdown (pg_terminate_backend)
   '57P02', // crash_shutdown

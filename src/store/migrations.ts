@@ -2,7 +2,12 @@ import { type Kysely, sql } from 'kysely';
 import { DEFAULT_MIGRATION_TABLE, type Migration, Migrator } from 'kysely/migration';
 import { DocwrightError } from '../errors.ts';
 import { VERSION } from '../version.ts';
-import { type DialectName, isDatabaseUnavailable, withAutoIncrementId } from './dialect.ts';
+import {
+  createRowCountTriggers,
+  type DialectName,
+  isDatabaseUnavailable,
+  withAutoIncrementId,
+} from './dialect.ts';
 import type { Database } from './schema.ts';
 
 /**
@@ -322,6 +327,28 @@ function migrations(dialect: DialectName): Record<string, Migration> {
           .addColumn('output_tokens', 'integer', (c) => c.notNull().defaultTo(0))
           .addPrimaryKeyConstraint('project_usage_pk', ['project_id', 'month'])
           .execute();
+      },
+    },
+    '0006_rate_limit_counts': {
+      async up(db) {
+        // How many uses each project has stored, kept by the database beside the uses themselves:
+        // counting them on every create took time that grew with the project's limit (up to 1,000,000).
+        await db.schema
+          .createTable('rate_limit_counts')
+          .addColumn('project_id', 'text', (c) =>
+            c.primaryKey().references('projects.id').onDelete('cascade'),
+          )
+          .addColumn('uses', 'integer', (c) => c.notNull())
+          .execute();
+        await sql`
+          insert into rate_limit_counts (project_id, uses)
+          select project_id, count(*) from rate_limit_uses group by project_id`.execute(db);
+        await createRowCountTriggers(dialect, db, {
+          table: 'rate_limit_uses',
+          key: 'project_id',
+          counts: 'rate_limit_counts',
+          column: 'uses',
+        });
       },
     },
   };

@@ -13,6 +13,7 @@ export interface Database {
   job_events: JobEventTable;
   idempotency_keys: IdempotencyKeyTable;
   rate_limit_uses: RateLimitUseTable;
+  rate_limit_counts: RateLimitCountTable;
   operators: OperatorTable;
   sessions: SessionTable;
   webhook_endpoints: WebhookEndpointTable;
@@ -138,6 +139,12 @@ export interface RateLimitUseTable {
   id: Generated<number>;
   project_id: string;
   used_at: string;
+}
+
+/** How many rows of `rate_limit_uses` a project has, expired ones included until they are pruned. */
+export interface RateLimitCountTable {
+  project_id: string;
+  uses: number;
 }
 
 /** A dashboard account (SPEC §10). */

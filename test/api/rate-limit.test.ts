@@ -141,6 +141,45 @@ describe('rate limit (SPEC §4)', () => {
     assert.equal(follow.headers.ratelimit, '"create";r=0;t=600');
   });
 
+  test('uses that leave the window together free their places at once; the stored count matches the stored uses', async () => {
+    const p = await seedProject(t.app, { rateLimit: 5 });
+    const start = now.getTime();
+    const create = async (minutes: number) => {
+      now = new Date(start + minutes * 60_000);
+      const res = await t.server.inject({
+        method: 'POST',
+        url: `/v2/agent/${p.projectId}/job`,
+        headers: bearer(p.key),
+        payload: { prompt: 'x' },
+      });
+      return `${res.statusCode} ${res.headers.ratelimit}`;
+    };
+    const stored = async () => {
+      const db = t.app.store.db;
+      const rows = await db
+        .selectFrom('rate_limit_uses')
+        .select('id')
+        .where('project_id', '=', p.projectId)
+        .execute();
+      const count = await db
+        .selectFrom('rate_limit_counts')
+        .select('uses')
+        .where('project_id', '=', p.projectId)
+        .executeTakeFirst();
+      return [rows.length, count?.uses];
+    };
+    for (const minute of [0, 1, 2]) await create(minute);
+    assert.equal(await create(3), '201 "create";r=1;t=3420');
+    // At 62 minutes the uses of minutes 0, 1 and 2 have left: one of 5 is in use before this one.
+    assert.equal(await create(62), '201 "create";r=3;t=60');
+    assert.deepEqual(await stored(), [2, 2], 'three uses pruned, and counted out');
+    assert.equal(await create(62), '201 "create";r=2;t=60');
+    assert.equal(await create(62), '201 "create";r=1;t=60');
+    assert.equal(await create(62), '201 "create";r=0;t=60');
+    assert.equal(await create(62), '429 "create";r=0;t=60');
+    assert.deepEqual(await stored(), [5, 5]);
+  });
+
   test('the limit is per project, not per key, and configurable per project', async () => {
     const p = await seedProject(t.app, { rateLimit: 2 });
     const second = await t.app.keys.create(p.projectId);

@@ -51,7 +51,14 @@ describe(`operators and sessions (${testDialect})`, () => {
   test('the migration is recorded; doctor sees nothing pending', async () => {
     const status = await migrationStatus(app.store.db, app.store.dialect, database.schema);
     assert.deepEqual(status, {
-      applied: ['0001_foundation', '0002_operators', '0003_webhooks', '0004_dashboard', '0005_usage'],
+      applied: [
+        '0001_foundation',
+        '0002_operators',
+        '0003_webhooks',
+        '0004_dashboard',
+        '0005_usage',
+        '0006_rate_limit_counts',
+      ],
       pending: [],
     });
   });

@@ -43,7 +43,14 @@ describe(`store on ${testDialect}`, () => {
     );
     assert.deepEqual(
       runs.flatMap((r) => r.applied),
-      ['0001_foundation', '0002_operators', '0003_webhooks', '0004_dashboard', '0005_usage'],
+      [
+        '0001_foundation',
+        '0002_operators',
+        '0003_webhooks',
+        '0004_dashboard',
+        '0005_usage',
+        '0006_rate_limit_counts',
+      ],
       'exactly one process applied each',
     );
     const store = await openStore(options);
@@ -59,6 +66,7 @@ describe(`store on ${testDialect}`, () => {
         'jobs',
         'operators',
         'projects',
+        'rate_limit_counts',
         'rate_limit_uses',
         'sessions',
       ]) {

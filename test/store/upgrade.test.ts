@@ -123,6 +123,8 @@ describe(`upgrades on ${testDialect}`, () => {
         body: JSON.stringify({ prompt: 'Welcome readers back' }),
       });
       assert.equal(followUp.status, 200, await followUp.clone().text());
+      // 0.1 stored one use, long expired: 0006 counted it, so pruning it leaves this one alone in the window.
+      assert.match(followUp.headers.get('ratelimit')!, /^"create";r=99;t=3600$/);
       const done = await waitFor(async () => {
         const current = (await (await api(`/job/${OLD.jobId}`)).json()) as AgentJob;
         return current.status === 'active' ? undefined : current;
@@ -151,6 +153,14 @@ describe(`upgrades on ${testDialect}`, () => {
       assert.ok(status.applied.length > 1, 'later migrations were applied');
       const stamp = await sql<{ version: string }>`select version from docwright_version`.execute(store.db);
       assert.deepEqual(stamp.rows, [{ version: VERSION }], 'the release that migrated it is recorded');
+      const uses = await store.db.selectFrom('rate_limit_uses').select('project_id').execute();
+      const counts = await store.db.selectFrom('rate_limit_counts').select(['project_id', 'uses']).execute();
+      assert.deepEqual(
+        uses,
+        [{ project_id: OLD.projectId }],
+        "the old use was pruned, the follow-up's stored",
+      );
+      assert.deepEqual(counts, [{ project_id: OLD.projectId, uses: 1 }]);
     } finally {
       await store.close();
     }
