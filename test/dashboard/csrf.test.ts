@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { App } from '../../src/app.ts';
-import { seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
+import { seedProject, startTestApp, type TestApp, tampered } from '../helpers/app.ts';
 import { createJob } from '../helpers/worker.ts';
 import { createOperator, PASSWORD } from './browser.ts';
 
@@ -98,11 +98,7 @@ describe('CSRF: every state-changing form needs its token and a same-origin requ
       const answer = await post(form.path, form.fields, { origin: base });
       assert.equal(answer.status, 403, form.name);
       assert.match(await answer.text(), /reload the page/i, form.name);
-      const wrong = await post(
-        form.path,
-        { ...form.fields, _csrf: `${csrf.slice(0, -1)}x` },
-        { origin: base },
-      );
+      const wrong = await post(form.path, { ...form.fields, _csrf: tampered(csrf) }, { origin: base });
       assert.equal(wrong.status, 403, `${form.name} with a wrong token`);
       assert.equal(await snapshot(t.app), before, form.name);
     }

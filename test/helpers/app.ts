@@ -77,3 +77,6 @@ export async function seedProject(app: App, settings: Record<string, unknown> = 
 }
 
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+/** A secret with its last character changed (always changed: a fixed replacement is its own last character now and then). */
+export const tampered = (secret: string) => `${secret.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`;
