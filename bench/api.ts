@@ -14,6 +14,8 @@
  * so that a load that drifts during the run (a shared machine) weighs on both alike.
  * Prints req/s, latency percentiles and non-2xx counts, and compares with
  * the targets: GET ≥ 0.5× bare; create ≥ 1,000/s with p99 < 25 ms (SQLite).
+ * `--projects 5` puts thousands of uses in each project's rate-limit window (a project with a
+ * high limit): a create must cost the same there as with 200 projects.
  * `--profile` runs the server under --cpu-prof and prints where its time went.
  * The load generator runs on the same machine: on few cores it competes
  * with the server, which the printed load average hints at.
