@@ -59,16 +59,21 @@ export interface RowCount {
 }
 
 /**
- * Keeps `counts.column` equal to the number of rows of `table` per `key`, by triggers: every
- * insert and delete is counted in its own transaction, whichever statement or cascade made it.
- * PostgreSQL counts once per statement (from its transition tables), SQLite once per row.
+ * Fills `counts.column` with the number of rows of `table` per `key`, and keeps it equal to them
+ * from then on by triggers: every insert and delete is counted in its own transaction, whichever
+ * statement or cascade made it. PostgreSQL counts once per statement (from its transition
+ * tables), SQLite once per row. Run it in a migration's transaction: on PostgreSQL the table is
+ * locked against writes first, so that no row (an older docwright's, still serving) is written
+ * between the fill and the triggers; a SQLite migration already holds the database's write lock.
  */
-export async function createRowCountTriggers(
+export async function keepRowCounts<DB>(
   dialect: DialectName,
-  db: Kysely<unknown>,
+  db: Kysely<DB>,
   { table, key, counts, column }: RowCount,
 ): Promise<void> {
   const [t, k, c, n] = [table, key, counts, column].map((name) => sql.id(name));
+  if (dialect === 'postgres') await sql`lock table ${t} in share row exclusive mode`.execute(db);
+  await sql`insert into ${c} (${k}, ${n}) select ${k}, count(*) from ${t} group by ${k}`.execute(db);
   if (dialect === 'sqlite') {
     await sql`create trigger ${sql.id(`${table}_counted_insert`)} after insert on ${t} begin
       insert into ${c} (${k}, ${n}) values (new.${k}, 1) on conflict (${k}) do update set ${n} = ${n} + 1;

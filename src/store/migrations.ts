@@ -2,12 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { DEFAULT_MIGRATION_TABLE, type Migration, Migrator } from 'kysely/migration';
 import { DocwrightError } from '../errors.ts';
 import { VERSION } from '../version.ts';
-import {
-  createRowCountTriggers,
-  type DialectName,
-  isDatabaseUnavailable,
-  withAutoIncrementId,
-} from './dialect.ts';
+import { type DialectName, isDatabaseUnavailable, keepRowCounts, withAutoIncrementId } from './dialect.ts';
 import type { Database } from './schema.ts';
 
 /**
@@ -340,10 +335,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
           )
           .addColumn('uses', 'integer', (c) => c.notNull())
           .execute();
-        await sql`
-          insert into rate_limit_counts (project_id, uses)
-          select project_id, count(*) from rate_limit_uses group by project_id`.execute(db);
-        await createRowCountTriggers(dialect, db, {
+        await keepRowCounts(dialect, db, {
           table: 'rate_limit_uses',
           key: 'project_id',
           counts: 'rate_limit_counts',
