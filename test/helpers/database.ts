@@ -14,6 +14,34 @@ export const testDialect: 'sqlite' | 'postgres' =
 export const TEST_POSTGRES_URL =
   process.env.DOCWRIGHT_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
+/** Every migration this release has, in order (what a fresh database gets). */
+export const ALL_MIGRATIONS = [
+  '0001_foundation',
+  '0002_operators',
+  '0003_webhooks',
+  '0004_dashboard',
+  '0005_usage',
+  '0006_rate_limit_counts',
+];
+
+/** A `projects` row written straight to the database (for tests below the services). */
+export function projectRow(id: string, at = new Date().toISOString()) {
+  return {
+    id,
+    name: id,
+    repository: 'file:///x',
+    host: 'local',
+    api_url: null,
+    ref: 'main',
+    model: null,
+    rate_limit: null,
+    settings: '{}',
+    secrets: null,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
 export interface TestDatabase {
   /** Environment variables that point docwright at this database. */
   env: Record<string, string>;

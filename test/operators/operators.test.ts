@@ -8,7 +8,7 @@ import { createLogger } from '../../src/logger.ts';
 import { CURRENT_PARAMS, hashPassword, needsRehash, parseHash } from '../../src/operators/passwords.ts';
 import { migrationStatus } from '../../src/store/migrations.ts';
 import { tampered } from '../helpers/app.ts';
-import { createTestDatabase, type TestDatabase, testDialect } from '../helpers/database.ts';
+import { ALL_MIGRATIONS, createTestDatabase, type TestDatabase, testDialect } from '../helpers/database.ts';
 
 const PASSWORD = 'correct horse battery staple';
 const OTHER_PASSWORD = 'another long passphrase';
@@ -52,14 +52,7 @@ describe(`operators and sessions (${testDialect})`, () => {
   test('the migration is recorded; doctor sees nothing pending', async () => {
     const status = await migrationStatus(app.store.db, app.store.dialect, database.schema);
     assert.deepEqual(status, {
-      applied: [
-        '0001_foundation',
-        '0002_operators',
-        '0003_webhooks',
-        '0004_dashboard',
-        '0005_usage',
-        '0006_rate_limit_counts',
-      ],
+      applied: ALL_MIGRATIONS,
       pending: [],
     });
   });

@@ -11,6 +11,7 @@ import { openStore, type Store } from '../../src/store/database.ts';
 import { keepRowCounts } from '../../src/store/dialect.ts';
 import {
   createTestDatabase,
+  projectRow,
   TEST_POSTGRES_URL,
   type TestDatabase,
   testDialect,
@@ -36,26 +37,7 @@ describe(`counts kept by the database (${testDialect})`, () => {
     await database.drop();
   });
 
-  async function addProject(id: string): Promise<void> {
-    const at = new Date().toISOString();
-    await store.db
-      .insertInto('projects')
-      .values({
-        id,
-        name: id,
-        repository: 'https://example.com/docs.git',
-        host: 'local',
-        api_url: null,
-        ref: 'main',
-        model: null,
-        rate_limit: null,
-        settings: '{}',
-        secrets: null,
-        created_at: at,
-        updated_at: at,
-      })
-      .execute();
-  }
+  const addProject = (id: string) => store.db.insertInto('projects').values(projectRow(id)).execute();
 
   /** [project, stored rows, kept count] for every project that has either. */
   async function tally(): Promise<[string, number, number | null][]> {

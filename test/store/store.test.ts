@@ -10,7 +10,9 @@ import pg from 'pg';
 import { openStore, type StoreOptions } from '../../src/store/database.ts';
 import { migrateToLatest } from '../../src/store/migrations.ts';
 import {
+  ALL_MIGRATIONS,
   createTestDatabase,
+  projectRow,
   TEST_POSTGRES_URL,
   type TestDatabase,
   testDialect,
@@ -43,14 +45,7 @@ describe(`store on ${testDialect}`, () => {
     );
     assert.deepEqual(
       runs.flatMap((r) => r.applied),
-      [
-        '0001_foundation',
-        '0002_operators',
-        '0003_webhooks',
-        '0004_dashboard',
-        '0005_usage',
-        '0006_rate_limit_counts',
-      ],
+      ALL_MIGRATIONS,
       'exactly one process applied each',
     );
     const store = await openStore(options);
@@ -131,23 +126,7 @@ describe(`store on ${testDialect}`, () => {
     const store = await openStore(options);
     try {
       const at = new Date().toISOString();
-      await store.db
-        .insertInto('projects')
-        .values({
-          id: 'prj_x',
-          name: 'x',
-          repository: 'file:///x',
-          host: 'local',
-          api_url: null,
-          ref: 'main',
-          model: null,
-          rate_limit: null,
-          settings: '{}',
-          secrets: null,
-          created_at: at,
-          updated_at: at,
-        })
-        .execute();
+      await store.db.insertInto('projects').values(projectRow('prj_x', at)).execute();
       await store.db
         .insertInto('jobs')
         .values({
