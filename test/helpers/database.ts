@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import type { StoreOptions } from '../../src/store/database.ts';
 
 /**
  * Which database this test run uses: `DOCWRIGHT_TEST_DB=postgres` or the
@@ -82,5 +83,14 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       }
       rmSync(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+/** What `openStore` needs to open this test database (it migrates unless told `migrate: false`). */
+export function storeOptions(database: TestDatabase): StoreOptions {
+  return {
+    dataDir: database.dataDir,
+    databaseUrl: database.env.DATABASE_URL,
+    databaseSchema: database.schema,
   };
 }

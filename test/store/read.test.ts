@@ -8,7 +8,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { type CompiledQuery, sql } from 'kysely';
 import { openStore, type Store } from '../../src/store/database.ts';
-import { createTestDatabase, type TestDatabase, testDialect } from '../helpers/database.ts';
+import { createTestDatabase, storeOptions, type TestDatabase, testDialect } from '../helpers/database.ts';
 
 const onlySqlite = testDialect === 'sqlite' ? false : 'SQLite only (run with DOCWRIGHT_TEST_DB=sqlite)';
 
@@ -21,12 +21,7 @@ describe(`Store.read (${testDialect})`, () => {
 
   beforeEach(async () => {
     database = await createTestDatabase();
-    store = await openStore({
-      dataDir: database.dataDir,
-      databaseUrl: database.env.DATABASE_URL,
-      databaseSchema: database.schema,
-      migrate: false,
-    });
+    store = await openStore({ ...storeOptions(database), migrate: false });
     if (database.schema) await sql.raw(`create schema ${database.schema}`).execute(store.db);
     await sql`create table item (name text not null)`.execute(store.db);
     names = store.db

@@ -12,6 +12,7 @@ import { keepRowCounts } from '../../src/store/dialect.ts';
 import {
   createTestDatabase,
   projectRow,
+  storeOptions,
   TEST_POSTGRES_URL,
   type TestDatabase,
   testDialect,
@@ -26,11 +27,7 @@ describe(`counts kept by the database (${testDialect})`, () => {
 
   beforeEach(async () => {
     database = await createTestDatabase();
-    store = await openStore({
-      dataDir: database.dataDir,
-      databaseUrl: database.env.DATABASE_URL,
-      databaseSchema: database.schema,
-    });
+    store = await openStore(storeOptions(database));
   });
   afterEach(async () => {
     await store.close();

@@ -13,6 +13,7 @@ import {
   ALL_MIGRATIONS,
   createTestDatabase,
   projectRow,
+  storeOptions,
   TEST_POSTGRES_URL,
   type TestDatabase,
   testDialect,
@@ -26,11 +27,7 @@ describe(`store on ${testDialect}`, () => {
   let options: StoreOptions;
   before(async () => {
     database = await createTestDatabase();
-    options = {
-      dataDir: database.dataDir,
-      databaseUrl: database.env.DATABASE_URL,
-      databaseSchema: database.env.DOCWRIGHT_DATABASE_SCHEMA,
-    };
+    options = storeOptions(database);
   });
   after(() => database.drop());
 

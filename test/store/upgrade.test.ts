@@ -15,7 +15,7 @@ import { migrationStatus } from '../../src/store/migrations.ts';
 import { VERSION } from '../../src/version.ts';
 import { type ScriptedServer, startOpenAIServer, toolCall } from '../doubles/openai-server.ts';
 import { bearer, createGitRepository } from '../helpers/app.ts';
-import { createTestDatabase, type TestDatabase, testDialect } from '../helpers/database.ts';
+import { createTestDatabase, storeOptions, type TestDatabase, testDialect } from '../helpers/database.ts';
 import { runCli, startServerProcess } from '../helpers/process.ts';
 import { waitFor } from '../helpers/worker.ts';
 
@@ -30,13 +30,7 @@ const OLD = {
   keyId: 'key_01m84rm3nsxekrc2b3b9awnxvv',
 };
 
-const openRaw = (database: TestDatabase) =>
-  openStore({
-    dataDir: database.dataDir,
-    databaseUrl: database.env.DATABASE_URL,
-    databaseSchema: database.env.DOCWRIGHT_DATABASE_SCHEMA,
-    migrate: false,
-  });
+const openRaw = (database: TestDatabase) => openStore({ ...storeOptions(database), migrate: false });
 
 /** Runs a file of `;`-terminated statements (one per line, as the data files are written). */
 async function execute(store: Store, file: string, replace: Record<string, string> = {}): Promise<void> {
