@@ -372,7 +372,8 @@ export function createJobService(options: JobServiceOptions) {
         const at = now();
         const timestamp = at.toISOString();
         const changes = { status: 'archived' as const, archived_at: timestamp, updated_at: timestamp };
-        await trx.updateTable('jobs').set(changes).where('id', '=', jobId).execute();
+        // The run before the job, as every transaction that writes both does (usage.ts,
+        // transitions.ts): the other order deadlocked on PostgreSQL with a run recording its usage.
         if (job.status === 'active') {
           // The worker holding a cancelled run loses it at its next check and aborts.
           const runs = await trx
@@ -384,6 +385,7 @@ export function createJobService(options: JobServiceOptions) {
             .execute();
           cancelled = runs.map((r) => r.id);
         }
+        await trx.updateTable('jobs').set(changes).where('id', '=', jobId).execute();
         await appendEvents(trx, [{ jobId, type: 'job.archived', data: { previousStatus: job.status } }], at);
         const archivedRow = { ...job, ...changes };
         await enqueueJobMessage(trx, { type: 'job.archived', projectId, jobId, job: archivedRow, at });

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
 import { finishRun, type RunOutcome } from '../../src/jobs/transitions.ts';
 import type { JobRunRow } from '../../src/store/schema.ts';
 import { claimNextRun } from '../../src/worker/claim.ts';
 import { sweepRuns } from '../../src/worker/sweeper.ts';
 import { type SeededProject, seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
+import { TEST_POSTGRES_URL, testDialect } from '../helpers/database.ts';
 import { createJob, eventTypes, jobRow } from '../helpers/worker.ts';
 
 const completed: RunOutcome = {
@@ -94,5 +96,54 @@ describe('finishRun writes only for the worker that holds the running run', () =
     assert.equal(stored.error_code, 'time-limit-exceeded');
     assert.equal((await jobRow(t.app, run.job_id)).error_code, 'time-limit-exceeded');
     assert.ok(!(await eventTypes(t.app, run.job_id)).includes('job.completed'));
+  });
+});
+
+describe('archiving a job while its run records usage', () => {
+  let t: TestApp;
+  let p: SeededProject;
+  before(async () => {
+    t = await startTestApp();
+    p = await seedProject(t.app);
+  });
+  after(() => t.close());
+
+  test('both go through: archive writes the run before the job, as recording usage does (no deadlock)', {
+    skip: testDialect === 'postgres' ? false : 'row locks are PostgreSQL’s (SQLite has one writer)',
+  }, async () => {
+    const jobId = await createJob(t.app, p.projectId);
+    const run = await t.app.store.db
+      .selectFrom('job_runs')
+      .select('id')
+      .where('job_id', '=', jobId)
+      .executeTakeFirstOrThrow();
+    // Another process, midway through recordUsage (src/jobs/usage.ts): its run row is written.
+    const usage = new pg.Client({
+      connectionString: TEST_POSTGRES_URL,
+      options: `-c search_path=${t.database.schema}`,
+    });
+    await usage.connect();
+    try {
+      await usage.query('begin');
+      await usage.query('update job_runs set steps = steps + 1 where id = $1', [run.id]);
+      const archived = t.app.jobs.archive(p.projectId, jobId);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // ...and now its job row, while the archive waits.
+      await usage.query('update jobs set input_tokens = coalesce(input_tokens, 0) + 5 where id = $1', [
+        jobId,
+      ]);
+      await usage.query('commit');
+      assert.equal((await archived).status, 'archived');
+    } finally {
+      await usage.end();
+    }
+    const job = await jobRow(t.app, jobId);
+    assert.equal(job.input_tokens, 5);
+    const stored = await t.app.store.db
+      .selectFrom('job_runs')
+      .select(['status', 'steps'])
+      .where('id', '=', run.id)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(stored, { status: 'cancelled', steps: 1 });
   });
 });
