@@ -48,9 +48,31 @@ export async function firstRunTokenValid(app: App, token: string): Promise<boole
   return !(await db.selectFrom('operators').select('id').limit(1).executeTakeFirst());
 }
 
-/** Spends the link (after the first account was made with it). */
-export async function spendFirstRunToken(app: App): Promise<void> {
-  await app.store.db.deleteFrom('sign_in_links').execute();
+/** A link taken by one request: it works for no other, unless given back. */
+export interface FirstRunClaim {
+  /** Puts the link back, when the account could not be made with it. */
+  giveBack(): Promise<void>;
+}
+
+/**
+ * Takes the link for one account, atomically: deleting its row is the claim, so of requests
+ * racing with one token exactly one gets it, before any of them spends a password hash on it.
+ * Undefined when the link is unknown, expired or taken.
+ */
+export async function claimFirstRunToken(app: App, token: string): Promise<FirstRunClaim | undefined> {
+  const { db } = app.store;
+  const link = await db
+    .deleteFrom('sign_in_links')
+    .where('id', '=', hashToken(token))
+    .where('expires_at', '>', app.now().toISOString())
+    .returningAll()
+    .executeTakeFirst();
+  if (!link) return undefined;
+  return {
+    giveBack: async () => {
+      await db.insertInto('sign_in_links').values(link).execute();
+    },
+  };
 }
 
 /**

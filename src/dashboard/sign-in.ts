@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { App } from '../app.ts';
 import { DocwrightError } from '../errors.ts';
-import { normaliseEmail } from '../operators/operators.ts';
+import { checkNewOperator, normaliseEmail } from '../operators/operators.ts';
 import { PASSWORD_MIN_CHARS } from '../operators/passwords.ts';
-import { FIRST_RUN_PATH, firstRunTokenValid, spendFirstRunToken } from './first-run.ts';
+import { claimFirstRunToken, FIRST_RUN_PATH, firstRunTokenValid } from './first-run.ts';
 import { html } from './html.ts';
 import { fieldError, formErrors, invalid, page, sendHtml } from './layout.ts';
 import { SESSION_COOKIE, SESSION_MAX_AGE_MS, sessionCookieOptions } from './session.ts';
@@ -135,17 +135,29 @@ export function registerSignInRoutes(server: FastifyInstance, app: App, throttle
     const body = request.body ?? {};
     const token = body.token ?? '';
     if (!(await firstRunTokenValid(app, token))) throw linkSpent();
-    let created: Awaited<ReturnType<App['operators']['createFirst']>>;
+    const input = { email: body.email ?? '', password: body.password ?? '' };
+    // A mistake in the form leaves the link as it was.
     try {
-      created = await app.operators.createFirst({ email: body.email ?? '', password: body.password ?? '' });
+      checkNewOperator(input);
     } catch (error) {
       if (error instanceof DocwrightError && error.fields) {
         return sendHtml(reply, setupPage(token, body, error), 400);
       }
       throw error;
     }
+    const claim = await claimFirstRunToken(app, token);
+    if (!claim) throw linkSpent();
+    let created: Awaited<ReturnType<App['operators']['createFirst']>>;
+    try {
+      created = await app.operators.createFirst(input);
+    } catch (error) {
+      // No account was made (the hash thread was busy, the database failed…): the link still works.
+      await claim
+        .giveBack()
+        .catch((lost: unknown) => request.log.warn({ err: lost }, 'the setup link is lost'));
+      throw error;
+    }
     if (!created) throw linkSpent();
-    await spendFirstRunToken(app);
     return signIn(app, reply, created.id, undefined, '/projects/new');
   });
 }

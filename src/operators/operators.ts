@@ -80,6 +80,16 @@ function checkPassword(password: string): void {
 }
 
 /**
+ * Checks a new account's email and password as `create` does, without hashing: a form can be
+ * answered before anything is spent on it. Returns the email as it is stored.
+ */
+export function checkNewOperator(input: { email: string; password: string }): string {
+  const email = checkedEmail(input.email);
+  checkPassword(input.password);
+  return email;
+}
+
+/**
  * A well-formed hash with the current parameters that no password matches: verifying
  * against it for an unknown e-mail costs what verifying a real account costs.
  */
@@ -116,8 +126,7 @@ export function createOperatorService(deps: { store: Store; now?: () => Date }):
 
   return {
     async create(input) {
-      const email = checkedEmail(input.email);
-      checkPassword(input.password);
+      const email = checkNewOperator(input);
       try {
         return operatorView(await insert(email, input.password));
       } catch (error) {
@@ -183,8 +192,7 @@ export function createOperatorService(deps: { store: Store; now?: () => Date }):
     },
 
     async createFirst(input) {
-      const email = checkedEmail(input.email);
-      checkPassword(input.password);
+      const email = checkNewOperator(input);
       const any = await db.selectFrom('operators').select('id').limit(1).executeTakeFirst();
       if (any) return undefined;
       try {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
+import { createFirstRunToken } from '../../src/dashboard/first-run.ts';
+import { startTestApp } from '../helpers/app.ts';
 import { createTestDatabase, type TestDatabase, testDialect } from '../helpers/database.ts';
 import { type ServerProcess, startServerProcess } from '../helpers/process.ts';
 import { waitFor } from '../helpers/worker.ts';
@@ -52,5 +54,62 @@ describe('first run of the embedded default: a one-time link on the console lead
     await waitFor(() => server.output().includes('/setup?token='), { message: 'the request was logged' });
     assert.equal(server.output().split(token).length - 1, 1, 'the token is only in the console line');
     await context.close();
+  });
+});
+
+describe('the one-time setup link under concurrency', () => {
+  test('20 simultaneous account creations with one link: exactly one account, the others are told the link is spent', async () => {
+    const t = await startTestApp();
+    try {
+      const token = (await createFirstRunToken(t.app))!;
+      const base = await t.listen();
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, async (_, i) => {
+          const response = await fetch(new URL('/setup', base), {
+            method: 'POST',
+            redirect: 'manual',
+            headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base },
+            body: new URLSearchParams({ token, email: `racer${i}@example.com`, password: PASSWORD }),
+          });
+          return { status: response.status, body: await response.text() };
+        }),
+      );
+      const statuses = answers.map((a) => a.status).sort();
+      assert.deepEqual(statuses, [303, ...Array(19).fill(404)], JSON.stringify(statuses));
+      for (const lost of answers.filter((a) => a.status === 404)) assert.match(lost.body, /no longer valid/);
+      assert.equal((await t.app.operators.list()).length, 1);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('a form error or a failure does not spend the link: the corrected form still creates the account', async () => {
+    const t = await startTestApp();
+    try {
+      const token = (await createFirstRunToken(t.app))!;
+      const base = await t.listen();
+      const submit = (password: string) =>
+        fetch(new URL('/setup', base), {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base },
+          body: new URLSearchParams({ token, email: 'owner@example.com', password }),
+        });
+      const tooShort = await submit('short');
+      assert.equal(tooShort.status, 400);
+      assert.match(await tooShort.text(), /at least/);
+      // A failure after the link was claimed (here: the account's insert) gives it back.
+      const createFirst = t.app.operators.createFirst;
+      t.app.operators.createFirst = async () => {
+        throw new Error('the database went away');
+      };
+      assert.equal((await submit(PASSWORD)).status, 500);
+      t.app.operators.createFirst = createFirst;
+      assert.equal((await submit(PASSWORD)).status, 303);
+      assert.equal((await submit(PASSWORD)).status, 404, 'then it is spent');
+      assert.equal((await t.app.operators.list()).length, 1);
+    } finally {
+      await t.close();
+    }
   });
 });
