@@ -95,9 +95,12 @@ export function registerDashboard(server: FastifyInstance, app: App): void {
       request.signedIn = await resolveSignedIn(app, request);
       if (request.routeOptions.config.public) return;
       if (!request.signedIn) {
-        const next = request.method === 'GET' ? request.url : (request.headers.referer ?? '/');
-        const path = next.startsWith('/') ? next : new URL(next, 'http://x').pathname;
-        return reply.redirect(`/login?next=${encodeURIComponent(path)}`, 303);
+        // Back here after signing in; after a form post, to the page the form was on.
+        const next =
+          request.method === 'GET'
+            ? request.url
+            : (URL.parse(request.headers.referer ?? '/', 'http://x')?.pathname ?? '/');
+        return reply.redirect(`/login?next=${encodeURIComponent(next)}`, 303);
       }
       if (isStateChanging(request)) checkCsrfToken(request, request.signedIn);
       reply.header('cache-control', 'no-store');

@@ -11,10 +11,24 @@ import type { SignInThrottle } from './throttle.ts';
 
 type Form = Record<string, string | undefined>;
 
-/** Only paths of this site: never `//host` or `/\host`, which browsers treat as another origin. */
+/** An origin no request has, to tell paths of this site from everything else. */
+const HERE = 'http://docwright.invalid';
+
+/** Tabs and line breaks, which browsers drop from a URL (`/<TAB>/host` is `//host`), and other controls. */
+const hasControlCharacter = (text: string) =>
+  [...text].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
+
+/**
+ * Where to send the browser after sign-in: a path of this site, else `/`. Never `//host` or
+ * `/\host` (another origin to a browser, also once dot segments are resolved: `/.//host`), and
+ * percent-encoded as the URL parser writes it, so that a Location header can carry it.
+ */
 export function safeNext(next: string | undefined): string {
-  if (!next?.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return '/';
-  return next;
+  if (typeof next !== 'string' || !next.startsWith('/') || next.includes('\\') || hasControlCharacter(next))
+    return '/';
+  const url = URL.parse(next, HERE);
+  if (url?.origin !== HERE || url.pathname.startsWith('//')) return '/';
+  return `${url.pathname}${url.search}${url.hash}`;
 }
 
 function signInPage(options: { next: string; email?: string; error?: string; notice?: string }) {
