@@ -10,6 +10,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../app.ts';
 import { DocwrightError } from '../errors.ts';
+import { COMMON_HEADERS } from './response-headers.ts';
 
 /** One Server-Sent Events message. */
 export interface SseMessage {
@@ -126,7 +127,9 @@ export function openEventStream(
   raw.on('close', release);
   raw.on('error', release);
 
+  // Headers set on the reply are not sent once it is hijacked: the common ones are written here.
   raw.writeHead(200, {
+    ...COMMON_HEADERS,
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
     connection: 'keep-alive',

@@ -10,6 +10,7 @@ import { VERSION } from '../version.ts';
 import { PROBLEM_CONTENT_TYPE, problemBody, sendProblem, toDocwrightError } from './problem.ts';
 import { setRateLimitHeaders } from './rate-limit-headers.ts';
 import { RequestLogger } from './request-logger.ts';
+import { COMMON_HEADERS } from './response-headers.ts';
 import { registerJobRoutes } from './routes/jobs.ts';
 import { registerMetaRoutes } from './routes/meta.ts';
 
@@ -63,6 +64,7 @@ export function loggableUrl(url: string): string {
 function rawProblem(error: DocwrightError) {
   const body = JSON.stringify(problemBody(error));
   const headers = {
+    ...COMMON_HEADERS,
     'Content-Type': PROBLEM_CONTENT_TYPE,
     'Content-Length': String(Buffer.byteLength(body)),
     Connection: 'close',
@@ -103,7 +105,7 @@ export function buildServer(app: App): FastifyInstance {
     requestIdHeader: 'x-request-id',
     // Router-level failures (malformed percent-encoding in the path…).
     frameworkErrors: (error, _request, reply) => {
-      sendProblem(reply, toDocwrightError(error));
+      sendProblem(reply.headers(COMMON_HEADERS), toDocwrightError(error));
     },
     // Failures before a request exists (bad request line, oversized headers):
     // answer in problem+json too, straight onto the socket.
@@ -145,7 +147,8 @@ export function buildServer(app: App): FastifyInstance {
   server.decorateRequest('principal', null);
 
   // RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400 (Node's own check is off, see above).
-  server.addHook('onRequest', async (request) => {
+  server.addHook('onRequest', async (request, reply) => {
+    reply.headers(COMMON_HEADERS);
     const { httpVersionMajor, httpVersionMinor } = request.raw;
     if (httpVersionMajor === 1 && httpVersionMinor === 1 && request.headers.host === undefined) {
       throw new DocwrightError('invalid-request', 'the Host header is missing');

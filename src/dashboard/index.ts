@@ -84,7 +84,6 @@ export function registerDashboard(server: FastifyInstance, app: App): void {
     scope.addHook('onRequest', async (request, reply) => {
       reply
         .header('content-security-policy', CSP)
-        .header('x-content-type-options', 'nosniff')
         .header('x-frame-options', 'DENY')
         .header('referrer-policy', 'same-origin');
       if (isStateChanging(request)) checkSameOrigin(app, request);

@@ -50,15 +50,16 @@ const crossSite = () =>
     'this request came from another site; submit the form from the dashboard itself (behind a proxy, set DOCWRIGHT_PUBLIC_URL to the address browsers use)',
   );
 
-/** Whether `origin` is the dashboard's: the public URL's origin, or without one the request's own host. */
+/**
+ * Whether `origin` is the dashboard's: the public URL's origin, or without one the request's own
+ * scheme and host (the scheme as the connection says, or X-Forwarded-Proto from a trusted proxy:
+ * `https://host` is another origin than `http://host`).
+ */
 function sameOrigin(app: App, request: FastifyRequest, origin: string): boolean {
-  if (app.config.publicUrl) return origin === new URL(app.config.publicUrl).origin;
-  // Without a public URL the scheme is unknown behind a TLS proxy: the host must match.
-  try {
-    return new URL(origin).host === request.headers.host;
-  } catch {
-    return false;
-  }
+  const { host } = request.headers;
+  const own = app.config.publicUrl ?? (host === undefined ? undefined : `${request.protocol}://${host}`);
+  const [ours, given] = [URL.parse(own ?? ''), URL.parse(origin)];
+  return ours !== null && given !== null && given.origin === ours.origin;
 }
 
 /**

@@ -60,6 +60,7 @@ describe('GET /v2/agent/{projectId}/job/{id}/diff', () => {
     const answer = await get(id);
     assert.equal(answer.statusCode, 200);
     assert.equal(answer.headers['content-type'], 'text/x-diff; charset=utf-8');
+    assert.equal(answer.headers['x-content-type-options'], 'nosniff', 'never read as HTML');
     assert.match(answer.body, /^diff --git a\/index\.mdx b\/index\.mdx$/m);
     assert.match(answer.body, /^-Hello\.\n\+Hello, world\.$/m);
   });

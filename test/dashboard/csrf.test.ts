@@ -105,14 +105,14 @@ describe('CSRF: every state-changing form needs its token and a same-origin requ
   });
 
   test('with a foreign Origin (or a cross-site Sec-Fetch-Site), even with the token: 403 and nothing changes', async () => {
+    // The same host over another scheme is another origin too (no DOCWRIGHT_PUBLIC_URL here).
+    const origins = ['https://evil.example', base.replace(/^http:/, 'https:'), 'null'];
     for (const form of forms) {
       const before = await snapshot(t.app);
-      const foreign = await post(
-        form.path,
-        { ...form.fields, _csrf: csrf },
-        { origin: 'https://evil.example' },
-      );
-      assert.equal(foreign.status, 403, form.name);
+      for (const origin of origins) {
+        const foreign = await post(form.path, { ...form.fields, _csrf: csrf }, { origin });
+        assert.equal(foreign.status, 403, `${form.name} from ${origin}`);
+      }
       const crossSite = await post(
         form.path,
         { ...form.fields, _csrf: csrf },
@@ -160,6 +160,31 @@ describe('behind a proxy: DOCWRIGHT_PUBLIC_URL', () => {
       const answer = await signIn('https://docs.example.com');
       assert.equal(answer.status, 303);
       assert.match(answer.headers.get('set-cookie') ?? '', /; Secure/);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('without one, a trusted proxy’s X-Forwarded-Proto gives the scheme', async () => {
+    const t = await startTestApp({ env: { DOCWRIGHT_TRUST_PROXY: '127.0.0.1' } });
+    try {
+      const email = await createOperator(t.app);
+      const base = await t.listen();
+      const https = base.replace(/^http:/, 'https:');
+      const signIn = (origin: string, proto: string) =>
+        fetch(new URL('/login', base), {
+          method: 'POST',
+          redirect: 'manual',
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            origin,
+            'x-forwarded-proto': proto,
+          },
+          body: new URLSearchParams({ email, password: PASSWORD }),
+        });
+      assert.equal((await signIn(https, 'http')).status, 403);
+      assert.equal((await signIn(base, 'https')).status, 403);
+      assert.equal((await signIn(https, 'https')).status, 303);
     } finally {
       await t.close();
     }
