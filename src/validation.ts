@@ -44,6 +44,17 @@ export const branchPrefix = () =>
       });
   });
 
+/**
+ * A commit author's email as git takes it: `name@host` without spaces, control characters, or
+ * `<` and `>` (which would end git's author field). Wider than a mailbox address: GitHub's own
+ * `docwright[bot]@users.noreply.github.com` is one.
+ */
+export const commitEmail = () =>
+  z
+    .string()
+    .max(254)
+    .regex(/^[^\s<>@\p{Cc}]+@[^\s<>@\p{Cc}]+$/u, 'must be an address such as docs-bot@example.com');
+
 /** `provider/model-id` for the providers of SPEC §7. */
 export const MODEL_PATTERN = /^(anthropic|openai|openai-compatible)\/[A-Za-z0-9._:@/-]{1,200}$/;
 

@@ -98,7 +98,7 @@ export function jobPage(data: JobPageData): Html {
       job.status !== 'archived' &&
       html`<section class="panel" aria-labelledby="follow-up-heading">
       <h2 id="follow-up-heading">Follow-up</h2>
-      ${formErrors(data.followUp.error?.message, fields)}
+      ${formErrors(data.followUp.error?.message, fields, { prompt: 'Follow-up instruction' })}
       <form method="post" action="${base}/message" class="stack">
         ${csrfField(signedIn)}
         <div class="field"><label for="follow-up">Follow-up instruction</label>

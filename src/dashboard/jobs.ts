@@ -55,7 +55,7 @@ function newJobForm(
   const fields = error?.fields;
   return html`<section class="panel" aria-labelledby="new-job-heading">
   <h2 id="new-job-heading">New job</h2>
-  ${formErrors(error?.message, fields)}
+  ${formErrors(error?.message, fields, { prompt: 'Instruction', ref: 'Base branch', model: 'Model' })}
   <form method="post" action="/projects/${project.id}/jobs" class="stack" aria-labelledby="new-job-heading">
     ${csrfField(request.signedIn!)}
     <input type="hidden" name="idempotencyKey" value="${values.idempotencyKey ?? randomBytes(16).toString('hex')}">

@@ -103,26 +103,34 @@ export const oneLine = (text: string, max = 140): string => {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 };
 
-/** The problems of a form that the service refused, above the form. */
-export function formErrors(message: string | undefined, fields: FieldError[] = []): Html | '' {
+/**
+ * The problems of a form that the service refused, above the form, each field named by its label
+ * (`labels`, by field name) as the person sees it, never by the service's key.
+ */
+export function formErrors(
+  message: string | undefined,
+  fields: FieldError[] = [],
+  labels: Record<string, string> = {},
+): Html | '' {
   if (!message) return '';
   return html`<div class="alert" role="alert" tabindex="-1" id="form-errors">
   <strong>${fields.length > 0 ? 'Please correct the highlighted fields.' : message}</strong>
-  ${fields.length > 0 && html`<ul>${fields.map((f) => html`<li>${fieldLabel(f.field)} ${f.message}</li>`)}</ul>`}
+  ${fields.length > 0 && html`<ul>${fields.map((f) => html`<li>${labels[fieldName(f.field)] ?? fieldName(f.field)}: ${f.message}</li>`)}</ul>`}
 </div>`;
 }
 
-const fieldLabel = (field: string) => field.replace(/^body\./, '');
+/** The form field a service's field path is about: `body.writable.3` is the `writable` field. */
+const fieldName = (field: string) => field.replace(/^body\./, '').split('.')[0]!;
 
 /** The message for one field, or nothing; pair with `invalid()` on the control. */
 export function fieldError(fields: FieldError[] | undefined, name: string): Html | '' {
-  const error = fields?.find((f) => fieldLabel(f.field) === name);
+  const error = fields?.find((f) => fieldName(f.field) === name);
   return error ? html`<p class="error-text" id="${name}-error">${error.message}</p>` : '';
 }
 
 /** `aria-invalid` and `aria-describedby` for a control whose field was refused. */
 export function invalid(fields: FieldError[] | undefined, name: string, hintId?: string): Html {
-  const bad = fields?.some((f) => fieldLabel(f.field) === name);
+  const bad = fields?.some((f) => fieldName(f.field) === name);
   const describedBy = [hintId, bad ? `${name}-error` : undefined].filter(Boolean).join(' ');
   return html`${bad && html` aria-invalid="true"`}${describedBy && html` aria-describedby="${describedBy}"`}`;
 }

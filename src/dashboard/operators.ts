@@ -41,7 +41,7 @@ async function operatorsPage(
 </section>
 <section class="panel" aria-labelledby="add-heading">
   <h2 id="add-heading">Add an operator</h2>
-  ${formErrors(form.error?.message, fields)}
+  ${formErrors(form.error?.message, fields, { email: 'Email', password: 'Password' })}
   <form method="post" action="/operators" class="row">
     ${csrfField(signedIn)}
     <div class="field"><label for="operator-email">Email</label>

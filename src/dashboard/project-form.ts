@@ -1,5 +1,5 @@
 import type { FieldError } from '../errors.ts';
-import { DEFAULT_WRITABLE, type ProjectView } from '../projects/projects.ts';
+import { PROJECT_DEFAULTS, type ProjectView } from '../projects/projects.ts';
 import { HOSTS } from '../projects/repository.ts';
 import { type Html, html, type Renderable } from './html.ts';
 import { csrfField, fieldError, formErrors, invalid } from './layout.ts';
@@ -47,6 +47,28 @@ const SECRETS = [
   },
 ] as const;
 
+/** Each field's label, on the form and in the list of its errors. */
+const LABELS: Record<string, string> = {
+  name: 'Name',
+  repository: 'Repository',
+  host: 'Code host',
+  apiUrl: 'API URL',
+  ref: 'Base branch',
+  docsDir: 'Docs directory',
+  writable: 'Writable files',
+  model: 'Model',
+  allowedModels: 'Allowed models',
+  openaiCompatibleBaseUrl: 'OpenAI-compatible base URL',
+  draft: 'Open pull requests as drafts',
+  labels: 'Labels',
+  branchPrefix: 'Branch prefix',
+  rateLimit: 'Jobs per hour',
+  monthlyTokenBudget: 'Monthly token budget',
+  authorName: 'Commit author name',
+  authorEmail: 'Commit author email',
+  ...Object.fromEntries(SECRETS.map((secret) => [secret.name, secret.label])),
+};
+
 const lines = (text: string | undefined) =>
   (text ?? '')
     .split(/\r?\n|,/)
@@ -73,7 +95,7 @@ export function projectInput(form: ProjectForm, mode: 'create' | 'update'): Reco
   withDefault('docsDir');
   const writable = lines(form.writable);
   if (writable.length > 0) input.writable = writable;
-  else if (mode === 'update') input.writable = DEFAULT_WRITABLE;
+  else if (mode === 'update') input.writable = PROJECT_DEFAULTS.writable;
   optional('model');
   input.allowedModels = lines(form.allowedModels);
   optional('openaiCompatibleBaseUrl');
@@ -149,12 +171,12 @@ export function projectForm(options: ProjectFormOptions): Html {
   const { values } = options;
   const fields = options.error?.fields;
   const has = secretsSet(options.project);
-  const input = (name: string, label: string, hint: string, attributes: Renderable = '', type = 'text') =>
-    html`<div class="field"><label for="${name}">${label}</label>
+  const input = (name: string, hint: string, attributes: Renderable = '', type = 'text') =>
+    html`<div class="field"><label for="${name}">${LABELS[name]}</label>
   <input id="${name}" name="${name}" type="${type}" value="${values[name] ?? ''}" ${attributes} ${invalid(fields, name, hint ? `${name}-hint` : undefined)}>
   ${hint && html`<p class="hint" id="${name}-hint">${hint}</p>`}${fieldError(fields, name)}</div>`;
-  const textarea = (name: string, label: string, hint: string) =>
-    html`<div class="field"><label for="${name}">${label}</label>
+  const textarea = (name: string, hint: string) =>
+    html`<div class="field"><label for="${name}">${LABELS[name]}</label>
   <textarea id="${name}" name="${name}" class="code" rows="4" ${invalid(fields, name, `${name}-hint`)}>${values[name] ?? ''}</textarea>
   <p class="hint" id="${name}-hint">${hint}</p>${fieldError(fields, name)}</div>`;
   const secret = (s: (typeof SECRETS)[number]) => {
@@ -170,48 +192,48 @@ export function projectForm(options: ProjectFormOptions): Html {
   ${set && html`<label class="check"><input type="checkbox" name="remove_${s.name}"> Remove the stored ${s.label.toLowerCase()}</label>`}
   ${fieldError(fields, s.name)}</div>`;
   };
-  return html`${formErrors(options.error?.message, fields)}
+  return html`${formErrors(options.error?.message, fields, LABELS)}
 <form method="post" action="${options.action}" class="stack" novalidate>
   ${csrfField(options.signedIn)}
   <fieldset><legend>Repository</legend>
-    ${input('name', 'Name', 'Shown on the dashboard.', html`required maxlength="200"`)}
-    ${input('repository', 'Repository', 'The web URL on GitHub, GitLab, Gitea or Forgejo (https://…), or a path on this machine.', html`required spellcheck="false"`)}
+    ${input('name', 'Shown on the dashboard.', html`required maxlength="200"`)}
+    ${input('repository', 'The web URL on GitHub, GitLab, Gitea or Forgejo (https://…), or a path on this machine.', html`required spellcheck="false"`)}
     <div class="row">
-      <div class="field"><label for="host">Code host</label>
+      <div class="field"><label for="host">${LABELS.host}</label>
         <select id="host" name="host" aria-describedby="host-hint" ${invalid(fields, 'host')}>
           <option value="">Detect from the URL</option>
           ${HOSTS.map((h) => html`<option value="${h}" ${values.host === h && html`selected`}>${h}</option>`)}
         </select>
         <p class="hint" id="host-hint">Needed for self-hosted servers.</p>${fieldError(fields, 'host')}</div>
-      ${input('apiUrl', 'API URL', 'Self-hosted GitHub Enterprise, GitLab or Gitea only.', html`spellcheck="false"`, 'url')}
+      ${input('apiUrl', 'Self-hosted GitHub Enterprise, GitLab or Gitea only.', html`spellcheck="false"`, 'url')}
     </div>
     <div class="row">
-      ${input('ref', 'Base branch', 'Default: the repository’s default branch.', html`spellcheck="false"`)}
-      ${input('docsDir', 'Docs directory', 'Where the docs live; default the repository root.', html`spellcheck="false"`)}
+      ${input('ref', 'Default: the repository’s default branch.', html`spellcheck="false"`)}
+      ${input('docsDir', 'Where the docs live; default the repository root.', html`spellcheck="false"`)}
     </div>
-    ${textarea('writable', 'Writable files', 'Glob patterns the agent may change, one per line. Empty: Markdown, MDX and docs-site configuration.')}
+    ${textarea('writable', 'Glob patterns the agent may change, one per line. Empty: Markdown, MDX and docs-site configuration.')}
   </fieldset>
   <fieldset><legend>Credentials</legend>
     <p class="hint">Stored encrypted and never shown again.</p>
     ${SECRETS.slice(0, 4).map(secret)}
   </fieldset>
   <fieldset><legend>Model</legend>
-    ${input('model', 'Model', 'provider/model-id, e.g. anthropic/claude-sonnet-4-5. Empty: DOCWRIGHT_MODEL.', html`spellcheck="false"`)}
-    ${textarea('allowedModels', 'Allowed models', 'Other models a job may choose, one per line.')}
-    ${input('openaiCompatibleBaseUrl', 'OpenAI-compatible base URL', 'For openai-compatible/… models (Ollama, vLLM, LM Studio…).', html`spellcheck="false"`, 'url')}
+    ${input('model', 'provider/model-id, e.g. anthropic/claude-sonnet-4-5. Empty: DOCWRIGHT_MODEL.', html`spellcheck="false"`)}
+    ${textarea('allowedModels', 'Other models a job may choose, one per line.')}
+    ${input('openaiCompatibleBaseUrl', 'For openai-compatible/… models (Ollama, vLLM, LM Studio…).', html`spellcheck="false"`, 'url')}
     ${SECRETS.slice(4).map(secret)}
   </fieldset>
   <fieldset><legend>Pull requests</legend>
-    <label class="check"><input type="checkbox" name="draft" ${values.draft === 'on' && html`checked`}> Open pull requests as drafts</label>
-    ${input('labels', 'Labels', 'Comma-separated labels for each pull request.')}
+    <label class="check"><input type="checkbox" name="draft" ${values.draft === 'on' && html`checked`}> ${LABELS.draft}</label>
+    ${input('labels', 'Comma-separated labels for each pull request.')}
     <div class="row">
-      ${input('branchPrefix', 'Branch prefix', 'Default docwright/.', html`spellcheck="false"`)}
-      ${input('rateLimit', 'Jobs per hour', 'Job creations and follow-ups per rolling hour. Empty: the server default.', html`inputmode="numeric"`)}
-      ${input('monthlyTokenBudget', 'Monthly token budget', 'Model tokens per calendar month (UTC); new jobs are refused once spent. Empty: no limit.', html`inputmode="numeric"`)}
+      ${input('branchPrefix', `Default ${PROJECT_DEFAULTS.branchPrefix}.`, html`spellcheck="false"`)}
+      ${input('rateLimit', 'Job creations and follow-ups per rolling hour. Empty: the server default.', html`inputmode="numeric"`)}
+      ${input('monthlyTokenBudget', 'Model tokens per calendar month (UTC); new jobs are refused once spent. Empty: no limit.', html`inputmode="numeric"`)}
     </div>
     <div class="row">
-      ${input('authorName', 'Commit author name', 'Default docwright[bot].')}
-      ${input('authorEmail', 'Commit author email', '', '', 'email')}
+      ${input('authorName', `Default ${PROJECT_DEFAULTS.authorName}.`)}
+      ${input('authorEmail', `Default ${PROJECT_DEFAULTS.authorEmail}.`, html`inputmode="email" spellcheck="false"`)}
     </div>
   </fieldset>
   <div><button type="submit" class="primary">${options.submitLabel}</button></div>

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { App } from '../app.ts';
 import { DocwrightError } from '../errors.ts';
 import { isProjectId } from '../ids.ts';
-import { DEFAULT_WRITABLE, type ProjectView } from '../projects/projects.ts';
+import { PROJECT_DEFAULTS, type ProjectView } from '../projects/projects.ts';
 import type { WebhookEndpointView } from '../webhooks/webhooks.ts';
 import { html } from './html.ts';
 import { formatNumber, page, projectHeader, sendHtml } from './layout.ts';
@@ -19,12 +19,13 @@ export async function projectOf(app: App, projectId: string): Promise<ProjectVie
   return app.projects.get(projectId);
 }
 
+/** The form's pre-filled values: the project service's defaults. */
 const NEW_PROJECT_DEFAULTS: ProjectForm = {
-  docsDir: '.',
-  writable: DEFAULT_WRITABLE.join('\n'),
-  branchPrefix: 'docwright/',
-  authorName: 'docwright[bot]',
-  authorEmail: 'docwright[bot]@users.noreply.github.com',
+  docsDir: PROJECT_DEFAULTS.docsDir,
+  writable: PROJECT_DEFAULTS.writable.join('\n'),
+  branchPrefix: PROJECT_DEFAULTS.branchPrefix,
+  authorName: PROJECT_DEFAULTS.authorName,
+  authorEmail: PROJECT_DEFAULTS.authorEmail,
 };
 
 /** The settings page's part on webhooks (SPEC §13): the endpoints, managed on their own page. */

@@ -118,7 +118,7 @@ export function registerSignInRoutes(server: FastifyInstance, app: App, throttle
       body: html`<div class="panel narrow">
   <h1>Welcome to docwright</h1>
   <p class="muted">Create the first operator account. You can add more people later under Operators.</p>
-  ${error && formErrors(error.message, error.fields)}
+  ${error && formErrors(error.message, error.fields, { email: 'Email', password: 'Password' })}
   <form method="post" action="${FIRST_RUN_PATH}" class="stack">
     <input type="hidden" name="token" value="${token}">
     <div class="field"><label for="email">Email</label>

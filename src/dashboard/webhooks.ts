@@ -92,7 +92,7 @@ function endpointForm(
   const checked = error ? all(values.events) : DEFAULT_WEBHOOK_EVENTS;
   return html`<section class="panel" aria-labelledby="add-endpoint-heading">
   <h2 id="add-endpoint-heading">Add an endpoint</h2>
-  ${formErrors(error?.message, fields)}
+  ${formErrors(error?.message, fields, { url: 'Endpoint URL', description: 'Description', events: 'Events' })}
   <form method="post" action="/projects/${project.id}/webhooks" class="stack" novalidate>
     ${csrfField(request.signedIn!)}
     <div class="field"><label for="endpoint-url">Endpoint URL</label>

@@ -6,7 +6,14 @@ import { newProjectId } from '../ids.ts';
 import { processSecrets } from '../redact.ts';
 import type { Store } from '../store/database.ts';
 import type { ProjectRow } from '../store/schema.ts';
-import { branchName, branchPrefix, globPattern, MODEL_PATTERN, parseOrThrow } from '../validation.ts';
+import {
+  branchName,
+  branchPrefix,
+  commitEmail,
+  globPattern,
+  MODEL_PATTERN,
+  parseOrThrow,
+} from '../validation.ts';
 import { HOSTS, type HostKind, parseRepository } from './repository.ts';
 import type { SecretBox } from './secret-box.ts';
 
@@ -63,7 +70,7 @@ const projectFields = {
   labels: z.array(z.string().min(1).max(100)).max(20),
   branchPrefix: branchPrefix(),
   authorName: z.string().min(1).max(200),
-  authorEmail: z.email(),
+  authorEmail: commitEmail(),
   rateLimit: z.number().int().min(1).max(1_000_000).nullable(),
   monthlyTokenBudget: z.number().int().min(1).max(1_000_000_000_000).nullable(),
 };
@@ -92,6 +99,9 @@ const settingsSchema = z.object({
   monthlyTokenBudget: z.number().nullable().default(null),
 });
 export type ProjectSettings = z.output<typeof settingsSchema>;
+
+/** The settings of a project created without them: every surface (dashboard, CLI, API) uses these. */
+export const PROJECT_DEFAULTS: Readonly<ProjectSettings> = Object.freeze(settingsSchema.parse({}));
 
 const secretsSchema = z.object({
   token: z.string().optional(),

@@ -58,4 +58,35 @@ describe('projects', () => {
     await assert.rejects(t.app.projects.update(project.id, { nmae: 'typo' }), /nmae/);
     await assert.rejects(t.app.projects.update('prj_missing', { name: 'x' }), { code: 'project-not-found' });
   });
+
+  test('a commit author email is what git takes: the default bot address is one, on create and update', async () => {
+    const bot = 'docwright[bot]@users.noreply.github.com';
+    const project = await t.app.projects.create({
+      name: 'E',
+      repository: createGitRepository(),
+      authorEmail: bot,
+    });
+    assert.equal(project.settings.authorEmail, bot);
+    const other = '12345+octo-bot[bot]@users.noreply.github.com';
+    assert.equal(
+      (await t.app.projects.update(project.id, { authorEmail: other })).settings.authorEmail,
+      other,
+    );
+    assert.equal((await t.app.projects.update(project.id, { authorEmail: bot })).settings.authorEmail, bot);
+    for (const refused of [
+      '',
+      'no-at-sign',
+      'two words@example.com',
+      'a@b@c',
+      '<a@b>',
+      'a@b\n',
+      'a@',
+      '@b',
+    ]) {
+      await assert.rejects(t.app.projects.update(project.id, { authorEmail: refused }), (error: Error) => {
+        assert.match(error.message, /authorEmail/, JSON.stringify(refused));
+        return true;
+      });
+    }
+  });
 });

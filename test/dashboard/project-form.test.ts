@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { PROJECT_DEFAULTS } from '../../src/projects/projects.ts';
+import { createGitRepository, startTestApp, type TestApp } from '../helpers/app.ts';
+import { createOperator, launchBrowser, signedIn } from './browser.ts';
+
+/** Submits the form with `button`; fails with the page's error list unless the form was taken (303). */
+async function submit(page: Page, button: string): Promise<void> {
+  const [response] = await Promise.all([
+    page.waitForResponse((r) => r.request().method() === 'POST'),
+    page.getByRole('button', { name: button }).click(),
+  ]);
+  await page.waitForLoadState();
+  const errors = response.status() === 303 ? '' : await page.locator('#form-errors').innerText();
+  assert.equal(response.status(), 303, errors);
+}
+
+/** The first form a new user submits: New project, as it comes, then its Settings. */
+describe('the project form in a browser', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+
+  before(async () => {
+    t = await startTestApp();
+    const email = await createOperator(t.app);
+    const base = await t.listen();
+    browser = await launchBrowser();
+    ({ context, page } = await signedIn(browser, base, email));
+  });
+  after(async () => {
+    await context?.close();
+    await browser?.close();
+    await t?.close();
+  });
+
+  test('New project with its defaults creates the project; Settings saves them unchanged', async () => {
+    await page.goto('/projects/new');
+    await page.getByLabel('Name', { exact: true }).fill('Docs');
+    await page.getByLabel('Repository', { exact: true }).fill(createGitRepository());
+    await submit(page, 'Create project');
+    assert.match(new URL(page.url()).pathname, /^\/projects\/prj_\w+\/jobs$/);
+    const [project] = await t.app.projects.list();
+    assert.deepEqual(project!.settings, { ...PROJECT_DEFAULTS, writable: [...PROJECT_DEFAULTS.writable] });
+
+    await page.goto(`/projects/${project!.id}/settings`);
+    await submit(page, 'Save settings');
+    await page.getByText('Settings saved.').waitFor();
+    assert.deepEqual((await t.app.projects.get(project!.id)).settings, project!.settings);
+  });
+
+  test('a refused field is named by its label, and marked', async () => {
+    await page.goto('/projects/new');
+    await page.getByLabel('Name', { exact: true }).fill('Docs');
+    await page.getByLabel('Repository', { exact: true }).fill(createGitRepository());
+    await page.getByLabel('Commit author email').fill('not an address');
+    await page.getByLabel('Writable files').fill('**/*.md\ndocs\\');
+    await page.getByRole('button', { name: 'Create project' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    const text = await alert.innerText();
+    assert.match(text, /Commit author email: must be an address/);
+    assert.match(text, /Writable files: must be a glob/);
+    assert.doesNotMatch(text, /authorEmail|writable\b/);
+    assert.equal(await page.getByLabel('Commit author email').getAttribute('aria-invalid'), 'true');
+    assert.equal(await page.getByLabel('Writable files').getAttribute('aria-invalid'), 'true');
+    assert.equal((await t.app.projects.list()).length, 1, 'nothing more was created');
+  });
+});
