@@ -1,6 +1,6 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { DocwrightError } from '../errors.ts';
-import type { ApiKeyView } from '../keys/keys.ts';
+import { type ApiKeyView, DEFAULT_KEY_EXPIRY_DAYS } from '../keys/keys.ts';
 import { print, table, withApp } from './output.ts';
 import { duration, isoDate } from './parsers.ts';
 
@@ -22,17 +22,27 @@ export function registerKeyCommands(program: Command): void {
     .description('create an API key for a project (shown once)')
     .requiredOption('--project <id>', 'project id')
     .option('--name <name>', 'a label for the key')
-    .option('--expires-in <duration>', 'expire after e.g. 90d, 12h', duration)
-    .option('--expires-at <date>', 'expire at an ISO 8601 time', isoDate)
+    .addOption(
+      new Option(
+        '--expires-in <duration>',
+        `expire after e.g. 30d, 12h (default ${DEFAULT_KEY_EXPIRY_DAYS}d)`,
+      )
+        .argParser(duration)
+        .conflicts(['expiresAt', 'expiry']),
+    )
+    .addOption(
+      new Option('--expires-at <date>', 'expire at an ISO 8601 time').argParser(isoDate).conflicts('expiry'),
+    )
+    .option('--no-expiry', 'never expire')
     .option('--json', 'print as JSON')
     .action(async (options) => {
-      if (options.expiresIn !== undefined && options.expiresAt !== undefined) {
-        throw new DocwrightError('invalid-request', 'give either --expires-in or --expires-at, not both');
-      }
-      // `!== undefined`, not truthiness: a zero duration must not mean "never expires".
-      const expiresAt: Date | undefined =
-        options.expiresAt ??
-        (options.expiresIn !== undefined ? new Date(Date.now() + options.expiresIn) : undefined);
+      // `!== undefined`, not truthiness: a zero duration must not mean "never expires". Nothing
+      // chosen: the key service's default, as on the dashboard.
+      const expiresAt: Date | null | undefined =
+        options.expiry === false
+          ? null
+          : (options.expiresAt ??
+            (options.expiresIn !== undefined ? new Date(Date.now() + options.expiresIn) : undefined));
       if (expiresAt && expiresAt.getTime() <= Date.now()) {
         throw new DocwrightError('invalid-request', '--expires-at must be in the future');
       }

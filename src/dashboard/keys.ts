@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { App } from '../app.ts';
 import { DocwrightError } from '../errors.ts';
-import type { ApiKeyView } from '../keys/keys.ts';
+import { type ApiKeyView, DEFAULT_KEY_EXPIRY_DAYS } from '../keys/keys.ts';
 import { html } from './html.ts';
 import { csrfField, page, projectHeader, sendHtml, time } from './layout.ts';
 import { projectOf } from './projects.ts';
@@ -10,8 +10,9 @@ import { setFlash, takeFlash } from './session.ts';
 type ProjectParams = { Params: { projectId: string } };
 type KeyParams = { Params: { projectId: string; keyId: string } };
 
-/** SPEC §10: 7, 30, 60 or 90 days, or none. */
+/** SPEC §10: 7, 30, 60 or 90 days, or none; the key service's default is chosen at first. */
 const EXPIRY_DAYS = ['7', '30', '60', '90'] as const;
+const DEFAULT_EXPIRY = String(DEFAULT_KEY_EXPIRY_DAYS);
 
 function keyState(key: ApiKeyView, now: Date): string | undefined {
   if (key.revokedAt) return 'revoked';
@@ -55,7 +56,7 @@ ${
       <input id="key-name" name="name" type="text" maxlength="100" placeholder="e.g. CI on main"></div>
     <div class="field"><label for="key-expiry">Expires</label>
       <select id="key-expiry" name="expiresInDays">
-        ${EXPIRY_DAYS.map((d) => html`<option value="${d}" ${d === '90' && html`selected`}>In ${d} days</option>`)}
+        ${EXPIRY_DAYS.map((d) => html`<option value="${d}" ${d === DEFAULT_EXPIRY && html`selected`}>In ${d} days</option>`)}
         <option value="none">Never</option>
       </select></div>
     <div><button type="submit" class="primary">Create key</button></div>
@@ -99,7 +100,7 @@ ${
         throw new DocwrightError('invalid-request', 'Choose an expiry of 7, 30, 60 or 90 days, or never.');
       }
       const expiresAt =
-        expiry === 'none' ? undefined : new Date(app.now().getTime() + Number(expiry) * 24 * 60 * 60 * 1000);
+        expiry === 'none' ? null : new Date(app.now().getTime() + Number(expiry) * 24 * 60 * 60 * 1000);
       const created = await app.keys.create(project.id, { name: name.slice(0, 100) || undefined, expiresAt });
       // Shown once on the page the browser is sent to (a reload no longer has it).
       setFlash(reply, app, request.signedIn!, { newKey: { id: created.id, key: created.key } });

@@ -28,6 +28,9 @@ export interface Principal {
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
+/** How long a new key lasts unless its creator chose otherwise, on every surface (dashboard, CLI). */
+export const DEFAULT_KEY_EXPIRY_DAYS = 90;
+
 /** Whether a key that expires at `expiresAt` (ISO, or never) has expired at `at`. */
 export function keyExpired(expiresAt: string | null, at: Date): boolean {
   return expiresAt !== null && expiresAt <= at.toISOString();
@@ -42,10 +45,13 @@ export function keyUseRecorded(lastUsedAt: string | null, at: Date): boolean {
 }
 
 export interface KeyService {
-  /** Creates a key; the returned `key` is the only time the full key exists outside the caller. */
+  /**
+   * Creates a key; the returned `key` is the only time the full key exists outside the caller.
+   * `expiresAt`: when it stops working; `null` never; left out, `DEFAULT_KEY_EXPIRY_DAYS` from now.
+   */
   create(
     projectId: string,
-    options?: { name?: string; expiresAt?: Date },
+    options?: { name?: string; expiresAt?: Date | null },
   ): Promise<ApiKeyView & { key: string }>;
   list(projectId: string): Promise<ApiKeyView[]>;
   /** Idempotent; returns the key as it now is. */
@@ -126,14 +132,19 @@ export function createKeyService(deps: {
         .executeTakeFirst();
       if (!project) throw new DocwrightError('project-not-found', `project ${projectId} does not exist`);
       const key = generateKey();
+      const at = now();
+      const expiresAt =
+        options.expiresAt === undefined
+          ? new Date(at.getTime() + DEFAULT_KEY_EXPIRY_DAYS * 86_400_000)
+          : options.expiresAt;
       const row: ApiKeyRow = {
         id: newKeyId(),
         project_id: projectId,
         name: options.name ?? null,
         hash: hashKey(key),
         last_four: key.slice(-4),
-        created_at: now().toISOString(),
-        expires_at: options.expiresAt?.toISOString() ?? null,
+        created_at: at.toISOString(),
+        expires_at: expiresAt?.toISOString() ?? null,
         revoked_at: null,
         last_used_at: null,
       };

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { type App, openApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { isWellFormedKey } from '../../src/keys/key-format.ts';
-import type { ApiKeyView } from '../../src/keys/keys.ts';
+import { type ApiKeyView, DEFAULT_KEY_EXPIRY_DAYS } from '../../src/keys/keys.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { ProjectView } from '../../src/projects/projects.ts';
 import { VERSION } from '../../src/version.ts';
@@ -505,7 +505,11 @@ describe(`docwright CLI (${testDialect})`, () => {
       assert.match(created.key, /^dwk_[0-9A-Za-z]{38}$/);
       assert.ok(isWellFormedKey(created.key), 'the checksum is right');
       assert.equal(created.display, `dwk_…${created.key.slice(-4)}`);
-      assert.equal(created.expiresAt, null);
+      assert.equal(
+        Date.parse(created.expiresAt!) - Date.parse(created.createdAt),
+        DEFAULT_KEY_EXPIRY_DAYS * 86_400_000,
+        'the key service’s default, as on the dashboard',
+      );
       assert.equal(created.revokedAt, null);
       assert.ok(!result.stderr.includes(created.key));
       const principal = await (await inProcess()).keys.authenticate(created.key);
@@ -579,7 +583,7 @@ describe(`docwright CLI (${testDialect})`, () => {
       );
     });
 
-    test('--expires-in and --expires-at set the expiry; the key stops working after it', async () => {
+    test('--expires-in and --expires-at set the expiry, --no-expiry none; the key stops working after it', async () => {
       const start = Date.now();
       const inADay = json<CreatedKey>(
         await docwright('key', 'create', '--project', projectId, '--expires-in', '1d', '--json'),
@@ -617,6 +621,10 @@ describe(`docwright CLI (${testDialect})`, () => {
         ),
       );
       assert.equal(withOffset.expiresAt, '2099-01-31T10:00:00.000Z');
+      const never = json<CreatedKey>(
+        await docwright('key', 'create', '--project', projectId, '--no-expiry', '--json'),
+      );
+      assert.equal(never.expiresAt, null);
     });
 
     test('bad expiries are refused, naming the flag', async () => {
@@ -650,7 +658,7 @@ describe(`docwright CLI (${testDialect})`, () => {
         [['--expires-at', '2000-01-01'], /--expires-at must be in the future/],
         [
           ['--expires-at', '2099-01-31', '--expires-in', '1d'],
-          /give either --expires-in or --expires-at, not both/,
+          /option '--expires-in <duration>' cannot be used with option '--expires-at <date>'/,
         ],
       ];
       const before = json<{ keys: ApiKeyView[] }>(

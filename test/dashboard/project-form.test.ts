@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { PROJECT_DEFAULTS } from '../../src/projects/projects.ts';
+import { DEFAULT_KEY_EXPIRY_DAYS } from '../../src/keys/keys.ts';
+import { PROJECT_DEFAULTS, type ProjectView } from '../../src/projects/projects.ts';
 import { createGitRepository, startTestApp, type TestApp } from '../helpers/app.ts';
+import { runCli } from '../helpers/process.ts';
 import { createOperator, launchBrowser, signedIn } from './browser.ts';
 
 /** Submits the form with `button`; fails with the page's error list unless the form was taken (303). */
@@ -67,5 +69,38 @@ describe('the project form in a browser', () => {
     assert.equal(await page.getByLabel('Commit author email').getAttribute('aria-invalid'), 'true');
     assert.equal(await page.getByLabel('Writable files').getAttribute('aria-invalid'), 'true');
     assert.equal((await t.app.projects.list()).length, 1, 'nothing more was created');
+  });
+
+  test('the dashboard and the CLI give a new project and a new key the same defaults', async () => {
+    const repository = createGitRepository();
+    await page.goto('/projects/new');
+    await page.getByLabel('Name', { exact: true }).fill('From the dashboard');
+    await page.getByLabel('Repository', { exact: true }).fill(repository);
+    await submit(page, 'Create project');
+    const projectId = /prj_\w+/.exec(page.url())![0];
+    await page.goto(`/projects/${projectId}/keys`);
+    await submit(page, 'Create key');
+
+    const cli = async (...args: string[]) => {
+      const run = await runCli([...args, '--json'], t.database.env);
+      assert.equal(run.code, 0, run.stderr);
+      return JSON.parse(run.stdout);
+    };
+    const fromCli: ProjectView = await cli(
+      'project',
+      'create',
+      '--name',
+      'From the CLI',
+      '--repository',
+      repository,
+    );
+    const cliKey = await cli('key', 'create', '--project', fromCli.id);
+
+    assert.deepEqual(fromCli.settings, (await t.app.projects.get(projectId)).settings);
+    const [dashboardKey] = await t.app.keys.list(projectId);
+    const days = (key: { createdAt: string; expiresAt: string | null }) =>
+      key.expiresAt && Math.round((Date.parse(key.expiresAt) - Date.parse(key.createdAt)) / 86_400_000);
+    assert.equal(days(dashboardKey!), DEFAULT_KEY_EXPIRY_DAYS);
+    assert.equal(days(cliKey), DEFAULT_KEY_EXPIRY_DAYS);
   });
 });
