@@ -21,6 +21,8 @@ export interface JobPageData {
   signedIn: SignedIn;
   now: Date;
   followUp: { values: Record<string, string | undefined>; error?: DocwrightError };
+  /** A notice about the run under way (a follow-up just sent), shown only while the job is active. */
+  progress?: string | undefined;
 }
 
 const runOutcome: Record<JobRunRow['status'], string> = {
@@ -37,6 +39,8 @@ export const jobStatus = (job: AgentJob): Html =>
 
 /** Pull request, branch, model, usage, error: the part of the page that changes when a run ends. */
 export function jobDetails(job: AgentJob, now: Date): Html {
+  // What is missing now may come while a run is under way, and no longer once the job has ended.
+  const none = html`<span class="muted">${job.status === 'active' ? 'none yet' : 'none'}</span>`;
   return html`<dl class="facts">
   <dt id="status-label">Status</dt><dd>${jobStatus(job)}</dd>
   <dt>Pull request</dt><dd>${
@@ -44,10 +48,10 @@ export function jobDetails(job: AgentJob, now: Date): Html {
       ? html`<a href="${job.prLink}" rel="noreferrer">Pull request</a> <span class="small muted wrap">${job.prLink}</span>`
       : html`<span class="muted">${job.status === 'active' ? 'When the run ends' : job.branch ? 'None (this host opens none)' : 'None: no files changed'}</span>`
   }</dd>
-  <dt>Branch</dt><dd>${job.branch ? html`<code>${job.branch}</code>` : html`<span class="muted">none yet</span>`}</dd>
+  <dt>Branch</dt><dd>${job.branch ? html`<code>${job.branch}</code>` : none}</dd>
   <dt>Base</dt><dd><code>${job.source.ref}</code></dd>
   <dt>Model</dt><dd>${job.model ? html`<code>${job.model}</code>` : html`<span class="muted">not configured</span>`}</dd>
-  <dt>Tokens</dt><dd>${job.usage ? `${formatNumber(job.usage.inputTokens)} in · ${formatNumber(job.usage.outputTokens)} out` : html`<span class="muted">none yet</span>`}</dd>
+  <dt>Tokens</dt><dd>${job.usage ? `${formatNumber(job.usage.inputTokens)} in · ${formatNumber(job.usage.outputTokens)} out` : none}</dd>
   <dt>Created</dt><dd>${time(job.createdAt, now)}</dd>
   <dt>Updated</dt><dd>${time(job.updatedAt, now)}</dd>
   ${job.error && html`<dt>Error</dt><dd><span class="error-text"><code>${job.error.code}</code></span> ${job.error.message}</dd>`}
@@ -80,6 +84,7 @@ export function jobPage(data: JobPageData): Html {
   const fields = data.followUp.error?.fields;
   return html`<div class="crumbs"><a href="/">Projects</a> / <a href="/projects/${project.id}/jobs">${project.name}</a> / <span class="mono">${job.id}</span></div>
 <div ${live && html`hx-ext="sse" sse-connect="${base}/live?after=${lastEvent}" sse-close="end"`}>
+${live && data.progress && html`<div class="flash" role="status" id="job-progress" sse-swap="ended" hx-swap="delete">${data.progress}</div>`}
 <div class="page-head">
   <div><h1>${jobTitle(data.runs[0]?.prompt, job.id)}</h1>
   <p class="mono small">${job.id}</p></div>
@@ -89,6 +94,10 @@ export function jobPage(data: JobPageData): Html {
   }
 </div>
 <div class="split">
+  <aside class="panel" aria-labelledby="details-heading">
+    <h2 id="details-heading">Details</h2>
+    <div id="job-details" sse-swap="details">${jobDetails(job, now)}</div>
+  </aside>
   <div>
     <section class="panel" aria-labelledby="instructions-heading">
       <h2 id="instructions-heading">Instructions</h2>
@@ -119,10 +128,6 @@ export function jobPage(data: JobPageData): Html {
       <ol class="transcript" id="transcript" sse-swap="transcript" hx-swap="beforeend" aria-live="off">${renderEvents(data.events)}</ol>
     </section>
   </div>
-  <aside class="panel" aria-labelledby="details-heading">
-    <h2 id="details-heading">Details</h2>
-    <div id="job-details" sse-swap="details">${jobDetails(job, now)}</div>
-  </aside>
 </div>
 </div>`;
 }

@@ -51,7 +51,8 @@ function newJobForm(
   error?: DocwrightError,
 ) {
   const fallback = project.model ?? app.config.defaultModel;
-  const models = [project.model, ...project.settings.allowedModels].filter((m): m is string => Boolean(m));
+  // Each model once; the default is the first option already.
+  const models = [...new Set(project.settings.allowedModels)].filter((m) => m !== fallback);
   const fields = error?.fields;
   return html`<section class="panel" aria-labelledby="new-job-heading">
   <h2 id="new-job-heading">New job</h2>
@@ -155,6 +156,7 @@ export async function renderJobPage(
   followUp: { values: Form; error?: DocwrightError } = { values: {} },
 ) {
   const { project, job } = await loadJob(app, params.projectId, params.jobId);
+  const { progress, ...flash } = takeFlash(request, reply, app);
   const db = app.store.db;
   const [runs, events, diff] = await Promise.all([
     db.selectFrom('job_runs').selectAll().where('job_id', '=', job.id).orderBy('seq').execute(),
@@ -170,6 +172,7 @@ export async function renderJobPage(
     signedIn: request.signedIn!,
     now: app.now(),
     followUp,
+    progress,
   });
   return sendHtml(
     reply,
@@ -177,7 +180,7 @@ export async function renderJobPage(
       title: `Job ${job.id.slice(-8)} · ${project.name}`,
       signedIn: request.signedIn,
       section: 'projects',
-      flash: takeFlash(request, reply, app),
+      flash,
       body,
     }),
     followUp.error?.status ?? 200,
@@ -242,7 +245,7 @@ export function registerJobPages(server: FastifyInstance, app: App): void {
         if (error.retryAfter !== undefined) reply.header('retry-after', String(error.retryAfter));
         return renderJobPage(app, request, reply, request.params, { values: form, error: friendly(error) });
       }
-      setFlash(reply, app, request.signedIn!, { notice: 'Follow-up sent: the agent is working on it.' });
+      setFlash(reply, app, request.signedIn!, { progress: 'Follow-up sent: the agent is working on it.' });
       return reply.redirect(`/projects/${project.id}/jobs/${job.id}`, 303);
     },
   );

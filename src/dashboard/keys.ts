@@ -45,7 +45,7 @@ ${
   <p>Copy it now: it is shown only once and cannot be recovered. Lost keys are revoked and replaced.</p>
   <div class="field"><label for="new-key">New API key</label>
     <div class="copyable"><input id="new-key" type="text" readonly value="${newKey.key}" class="mono" autocomplete="off" spellcheck="false">
-    <button type="button" data-copy="new-key">Save to clipboard</button></div></div>
+    <button type="button" data-copy="new-key" aria-label="Copy key">Copy</button></div></div>
 </section>`
 }
 <section class="panel" aria-labelledby="create-heading">

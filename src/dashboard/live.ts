@@ -81,8 +81,10 @@ export function registerLiveRoutes(server: FastifyInstance, app: App): void {
           if (stream.signal.aborted) return;
         }
         if (stream.signal.aborted) return;
-        // The job has ended: the last word on everything, then the client stops listening.
+        // The job has ended: the last word on everything (a notice about the run goes), then the
+        // client stops listening.
         await sendDetails();
+        await send(stream, 'ended', 'ended');
         await send(stream, 'end', 'end');
       } catch (error) {
         // The browser reconnects with Last-Event-ID and misses nothing.

@@ -175,9 +175,11 @@ export function projectForm(options: ProjectFormOptions): Html {
     html`<div class="field"><label for="${name}">${LABELS[name]}</label>
   <input id="${name}" name="${name}" type="${type}" value="${values[name] ?? ''}" ${attributes} ${invalid(fields, name, hint ? `${name}-hint` : undefined)}>
   ${hint && html`<p class="hint" id="${name}-hint">${hint}</p>`}${fieldError(fields, name)}</div>`;
+  // Tall enough to show every line of a list (the writable globs are 11), up to a point.
+  const rows = (name: string) => Math.min(12, Math.max(4, (values[name] ?? '').split('\n').length));
   const textarea = (name: string, hint: string) =>
     html`<div class="field"><label for="${name}">${LABELS[name]}</label>
-  <textarea id="${name}" name="${name}" class="code" rows="4" ${invalid(fields, name, `${name}-hint`)}>${values[name] ?? ''}</textarea>
+  <textarea id="${name}" name="${name}" class="code" rows="${rows(name)}" ${invalid(fields, name, `${name}-hint`)}>${values[name] ?? ''}</textarea>
   <p class="hint" id="${name}-hint">${hint}</p>${fieldError(fields, name)}</div>`;
   const secret = (s: (typeof SECRETS)[number]) => {
     const set = has[s.name];

@@ -60,9 +60,9 @@ export function registerProjectPages(server: FastifyInstance, app: App): void {
   <p class="muted mono small wrap">${project.repository}</p>
   <dl class="stats">
     <div><dt>Active</dt><dd>${formatNumber(s.active)}</dd></div>
-    <div><dt>Completed 24 h</dt><dd>${formatNumber(s.completed)}</dd></div>
-    <div><dt>Failed 24 h</dt><dd>${formatNumber(s.failed)}</dd></div>
-    <div><dt>Tokens 30 d</dt><dd>${formatNumber(s.tokens)}</dd></div>
+    <div><dt>Completed 24&nbsp;h</dt><dd>${formatNumber(s.completed)}</dd></div>
+    <div><dt>Failed 24&nbsp;h</dt><dd>${formatNumber(s.failed)}</dd></div>
+    <div><dt>Tokens 30&nbsp;d</dt><dd>${formatNumber(s.tokens)}</dd></div>
   </dl>
 </a>`;
     });

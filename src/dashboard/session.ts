@@ -95,6 +95,8 @@ export function checkCsrfToken(request: FastifyRequest, signedIn: SignedIn): voi
 /** What the next page shows once: a notice, a new API key, or a new webhook endpoint's secret. */
 export interface Flash {
   notice?: string;
+  /** About the run under way: the job page shows it while the job is active and drops it when it ends. */
+  progress?: string;
   newKey?: { id: string; key: string };
   newWebhook?: { id: string; url: string; secret: string };
 }

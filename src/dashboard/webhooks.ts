@@ -207,7 +207,7 @@ ${
   <p>Copy it now into the receiver at <span class="mono wrap">${newWebhook.url}</span>: it is shown only once. Verify each delivery’s <code>webhook-signature</code> with it (any Standard Webhooks library does).</p>
   <div class="field"><label for="new-secret">Signing secret</label>
     <div class="copyable"><input id="new-secret" type="text" readonly value="${newWebhook.secret}" class="mono" autocomplete="off" spellcheck="false">
-    <button type="button" data-copy="new-secret">Save to clipboard</button></div></div>
+    <button type="button" data-copy="new-secret" aria-label="Copy secret">Copy</button></div></div>
 </section>`
 }
 ${endpointForm(project, request, form.values, form.error)}

@@ -107,17 +107,20 @@ describe('job page: live status and transcript, diff, follow-up, archive', () =>
     // Follow-up through the form: a second run on the same branch and pull request.
     model.push(
       toolCall('read_file', { path: 'index.mdx' }),
-      toolCall('edit_file', {
-        path: 'index.mdx',
-        old_string: 'Welcome to the docs.',
-        new_string: 'Welcome to the Acme docs.',
-      }),
+      toolCall(
+        'edit_file',
+        { path: 'index.mdx', old_string: 'Welcome to the docs.', new_string: 'Welcome to the Acme docs.' },
+        { delayMs: 1_000 },
+      ),
       toolCall('finish', { title: 'Name the product', summary: 'Names Acme.' }),
     );
     await page.getByLabel('Follow-up instruction').fill('Say Acme in the welcome line.');
     await page.getByRole('button', { name: 'Send' }).click();
-    await page.getByText('Follow-up sent').waitFor();
+    const sent = page.getByText('Follow-up sent: the agent is working on it.');
+    await sent.waitFor();
     await waitFor(async () => (await status().textContent()) === 'completed', { timeoutMs: 20_000 });
+    // Once the run has ended, the notice that the agent is working on it goes.
+    await sent.waitFor({ state: 'detached' });
     await page.getByText('Names Acme.').first().waitFor();
     assert.equal(hosted.pulls().length, 1, 'the follow-up reused the pull request');
     const jobId = page.url().split('/').at(-1)!;
@@ -165,5 +168,40 @@ describe('job page: live status and transcript, diff, follow-up, archive', () =>
 
     await waitFor(async () => (await badge.textContent())?.trim() === 'archived', { timeoutMs: 10_000 });
     assert.equal(await page.evaluate('window.stillTheSamePage'), true, 'the list updated without a reload');
+  });
+
+  test('a job that ended without changes says so (no “none yet”); on a phone its details come before the transcript', async () => {
+    model.push({
+      text: 'Nothing to change.',
+      ...toolCall('finish', { title: 'Nothing', summary: 'Already right.' }, { delayMs: 1_000 }),
+    });
+    const created = await t.app.jobs.create(projectId, { prompt: 'Check the welcome line' });
+    const jobId = (created.body as { id: string }).id;
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`/projects/${projectId}/jobs/${jobId}`);
+    const fact = (name: string) => page.locator('#job-details dt', { hasText: name }).locator('+ dd');
+    assert.equal(await fact('Branch').innerText(), 'none yet', 'while the job runs');
+    await waitFor(async () => (await status().textContent()) === 'completed', { timeoutMs: 20_000 });
+    // Updated live when the run ends, and so rendered after.
+    await waitFor(async () => (await fact('Branch').innerText()) === 'none', { timeoutMs: 10_000 });
+    await page.reload();
+    assert.equal(await fact('Branch').innerText(), 'none');
+    assert.equal(await fact('Pull request').innerText(), 'None: no files changed');
+
+    const top = (selector: string) => page.locator(selector).evaluate((el) => el.getBoundingClientRect().top);
+    const left = (selector: string) =>
+      page.locator(selector).evaluate((el) => el.getBoundingClientRect().left);
+    // On a screen, beside the instructions; on a phone, above the follow-up form and the transcript.
+    assert.ok((await left('#details-heading')) > (await left('#instructions-heading')), 'beside at 1280 px');
+    await page.setViewportSize({ width: 390, height: 800 });
+    assert.ok(
+      (await top('#details-heading')) < (await top('#follow-up-heading')),
+      'above the follow-up at 390 px',
+    );
+    assert.ok(
+      (await top('#details-heading')) < (await top('#transcript-heading')),
+      'above the transcript at 390 px',
+    );
+    await page.setViewportSize({ width: 1280, height: 900 });
   });
 });

@@ -35,6 +35,12 @@ describe('API keys page end to end', () => {
       await page.getByRole('button', { name: 'Create key' }).click();
       const key = await page.getByLabel('New API key').inputValue();
       assert.match(key, /^dwk_[0-9A-Za-z]{38}$/);
+      // Its own copy button, called Copy as the project ID's is.
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+      const copyKey = page.getByRole('button', { name: 'Copy key' });
+      assert.equal(await copyKey.innerText(), 'Copy');
+      await copyKey.click();
+      assert.equal(await page.evaluate('navigator.clipboard.readText()'), key);
       // Listed by name and last four, with its expiry.
       const row = page.getByRole('row', { name: /Docs CI/ });
       await row.getByText(`dwk_…${key.slice(-4)}`).waitFor();
@@ -55,7 +61,6 @@ describe('API keys page end to end', () => {
       assert.ok(!(await page.content()).includes(key));
 
       // Copy puts the project ID on the clipboard.
-      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
       await page.getByRole('button', { name: 'Copy', exact: true }).click();
       assert.equal(await page.evaluate('navigator.clipboard.readText()'), projectId);
 
