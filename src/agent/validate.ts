@@ -273,7 +273,12 @@ function checkFrontmatter(file: string, text: string): { problems: string[]; bod
       body: text,
     };
   }
-  const yaml = lines.slice(1, close).join('\n');
+  // The CR of a CRLF line stays on each line split at LF; on the last line of the block it would
+  // end a quoted scalar with a stray character ("Unexpected scalar at node end").
+  const yaml = lines
+    .slice(1, close)
+    .map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line))
+    .join('\n');
   const problems = yamlProblems(file, yaml, 1, 'invalid YAML frontmatter');
   if (problems.length === 0 && yaml.trim() !== '') {
     const value = parseDocument(yaml, { logLevel: 'silent' }).toJS({ maxAliasCount: 100 });

@@ -71,7 +71,7 @@ test('the AI SDK mock model drives scripted tool calls: numbered reads, exact ed
     assert.match(results[0]!, /^ {5}1\t# Title$/m, 'read_file numbers its lines');
     assert.match(
       results[1]!,
-      /occurs 2 times in page\.md, at lines 3, 4\./,
+      /occurs 2 times in page\.md:\n {5}3\tPrice: \$5\n {5}4\tPrice: \$5\n/,
       'a non-unique match names every line',
     );
     assert.match(

@@ -387,6 +387,53 @@ describe('path guard: the tools refuse and change nothing', () => {
   });
 });
 
+describe('path guard: edit_file correcting the case of a path', () => {
+  let f: Fixture;
+  let before: Map<string, string>;
+  beforeEach(async () => {
+    f = await fixture();
+    for (const page of ['docs/index.mdx', 'README.md']) {
+      await runTool(tool('read_file'), { path: page }, f.context);
+    }
+    before = f.snapshot();
+  });
+  const edit = (p: string, old_string = 'Welcome') =>
+    refused(f, 'edit_file', { path: p, old_string, new_string: 'pwned' });
+
+  test('never through a symbolic link, whatever the case', async () => {
+    assert.match(await edit('docs/Link/page.mdx', 'Outside'), /^File not found: docs\/Link\/page\.mdx\./);
+    assert.match(await edit('DOCS/LINK/secret.txt', 'top'), /^Cannot write "DOCS\/LINK\/secret\.txt"/);
+    assert.match(await edit('docs/EVIL.mdx', 'top'), /^File not found: docs\/EVIL\.mdx\./);
+    assert.match(await edit('docs/evil.mdx', 'top'), /is a symbolic link/);
+    assert.deepEqual(f.snapshot(), before);
+  });
+
+  test('never into .git or .github, and never outside docsDir or the writable globs', async () => {
+    assert.match(await edit('.GIT/config', 'core'), /inside \.GIT\/, which the agent may not access/);
+    assert.match(await edit('.Github/workflows/ci.yml', 'push'), /inside \.Github\//);
+    assert.equal(
+      await edit('readme.md', 'Project'),
+      'Cannot write "README.md": writes are limited to the documentation directory "docs/".',
+    );
+    assert.match(await edit('SRC/app.ts', 'export'), /^Cannot write "src\/app\.ts": writes are limited/);
+    assert.deepEqual(f.snapshot(), before);
+  });
+
+  test('the one file that matches is edited, under the guard like any path', async () => {
+    const output = await runTool(
+      tool('edit_file'),
+      { path: 'Docs/Index.MDX', old_string: 'Welcome', new_string: 'Hello' },
+      f.context,
+    );
+    assert.match(
+      output,
+      /^Edited docs\/index\.mdx: replaced 1 occurrence \(the path was given as Docs\/Index\.MDX\)/,
+    );
+    assert.equal(readFileSync(path.join(f.root, 'docs/index.mdx'), 'utf8'), '# Hello\n');
+    assert.deepEqual(f.workspace.verifyChanges(), []);
+  });
+});
+
 describe('Workspace.verifyChanges: the second check before committing', () => {
   test('passes for the tools’ own writes, moves and deletions', async () => {
     const f = await fixture();

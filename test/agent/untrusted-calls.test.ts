@@ -143,9 +143,23 @@ describe('untrusted tool calls', () => {
     const t = await tools(tempRepo({ 'many.md': 'x\n'.repeat(300_000) }));
     await t.run('read_file', { path: 'many.md', limit: 1 });
     const message = await t.fail('edit_file', { path: 'many.md', old_string: 'x', new_string: 'y' });
+    assert.match(message, /^old_string occurs 300000 times in many\.md:\n {5}1\tx\n/);
+    assert.match(message, /\n…and 299990 more, at lines 11, 12, .*, 50 and 299950 others\.\n/);
+  });
+
+  test('old_string of like lines in a file of like lines: the comparisons are bounded, the call refused', async () => {
+    // Each of the ~1,600 places matches all but the indentation of the last line: 400 lines to
+    // compare at each, past the bound of 500,000 line comparisons.
+    const t = await tools(tempRepo({ 'like.md': '  a\n'.repeat(2_000) }));
+    await t.run('read_file', { path: 'like.md', limit: 1 });
+    const message = await t.fail('edit_file', {
+      path: 'like.md',
+      old_string: `${' a\n'.repeat(399)}   a`,
+      new_string: 'x',
+    });
     assert.match(
       message,
-      /^old_string occurs 300000 times in many\.md, at lines 1, 2, 3, .*, 50 and 299950 more\./,
+      /old_string may match too many places in like\.md to tell which one is meant\. Copy old_string exactly/,
     );
   });
 

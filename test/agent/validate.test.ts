@@ -158,6 +158,22 @@ describe('validateChanges on a Mintlify site', () => {
     assert.match(problems[1]!, /^guides\/setup\.mdx:[234]:\d+: invalid YAML frontmatter: /);
   });
 
+  test('a page with CRLF line endings: quoted frontmatter values parse, errors keep their lines', async () => {
+    const root = await mintlifySite();
+    const before = await detectSite(root, '.');
+    const crlf = (text: string) => text.replaceAll('\n', '\r\n');
+    await put(
+      root,
+      'guides/setup.mdx',
+      crlf('---\ntitle: "Setup"\ndescription: \'Set it up\'\n---\n\nBody.\n'),
+    );
+    assert.deepEqual(await validateChanges(root, ['guides/setup.mdx'], before), []);
+    await put(root, 'guides/setup.mdx', crlf('---\ntitle: "Setup\ndescription: x\n---\n\n<Card>\n'));
+    const problems = await validateChanges(root, ['guides/setup.mdx'], before);
+    assert.equal(problems.length, 1, problems.join('\n'));
+    assert.match(problems[0]!, /^guides\/setup\.mdx:[23]:\d+: invalid YAML frontmatter: /);
+  });
+
   test('frontmatter that is not a mapping', async () => {
     const root = await mintlifySite();
     const before = await detectSite(root, '.');
@@ -368,6 +384,16 @@ describe('validateChanges on the real Mintlify fixture', { skip: fixtureMissing 
       json.navigation = replaceNav(json.navigation, 'quickstart', 'start/quickstart');
     });
     assert.deepEqual(await validateChanges(root, [...changed, 'docs.json'], before), []);
+  });
+
+  test('every page of the fixture is valid with CRLF line endings too', async () => {
+    const root = await fixture();
+    const before = await detectSite(root, '.');
+    for (const file of before.pages) {
+      const text = await readFile(path.join(root, file), 'utf8');
+      await writeFile(path.join(root, file), text.replaceAll('\n', '\r\n'));
+    }
+    assert.deepEqual(await validateChanges(root, before.pages, before), []);
   });
 
   test('every page of the fixture compiles', async (t) => {

@@ -1,6 +1,12 @@
 import { z } from 'zod';
+import { earlierVersions, rememberVersion } from '../edit/history.ts';
+import { toleratedUpTo } from '../edit/ladder.ts';
+import { applyEdits, firstMatch, type Place, type Plan, planEdit, rankOf } from '../edit/plan.ts';
+import { toLf } from '../edit/text.ts';
+import { spellingsOf } from '../path-case.ts';
 import { ToolError } from '../types.ts';
-import { decodeText, lineAt, linesAt, numbered, plural, splitLines } from './shared.ts';
+import type { Workspace } from '../workspace.ts';
+import { decodeText, lineAt, numbered, plural, splitLines } from './shared.ts';
 import type { AgentTool } from './tool.ts';
 
 const parameters = z.object({
@@ -22,7 +28,7 @@ const parameters = z.object({
 export const editFile: AgentTool<z.infer<typeof parameters>> = {
   name: 'edit_file',
   description:
-    'Replace an exact piece of text in a file that was read in this run. old_string must match the file exactly (differences in line endings and trailing spaces are tolerated, nothing else); if it occurs more than once, the error lists the line of every occurrence: add surrounding lines to make it unique, or set replace_all. To create a file or replace all of it, use write_file.',
+    'Replace an exact piece of text in a file that was read in this run. Copy old_string from the file exactly. Small slips are tolerated when they leave only one match: line endings, Unicode normalisation, trailing whitespace, indentation (shifted or tabs for spaces; new_string is re-indented the same way) and typographic quotes; the file keeps its own. If old_string matches more than once, the error shows each place: add surrounding lines to make it unique, or set replace_all. To create a file or replace all of it, use write_file.',
   parameters,
   async execute({ path, old_string, new_string, replace_all = false }, { workspace }) {
     if (old_string === '') {
@@ -33,7 +39,15 @@ export const editFile: AgentTool<z.infer<typeof parameters>> = {
     if (old_string === new_string) {
       throw new ToolError('old_string and new_string are identical; there is nothing to change.');
     }
-    const { relative } = workspace.locate(path, { write: true });
+    const given = workspace.locate(path);
+    const spelled = spellingsOf(workspace.root, given.relative);
+    if ('files' in spelled && spelled.files.length > 1) {
+      throw new ToolError(
+        `File not found: ${given.relative}. These files match it but for upper and lower case:\n${spelled.files.map((f) => `  ${f}`).join('\n')}\nGive the path exactly as list_files shows it.`,
+      );
+    }
+    const target = 'files' in spelled && spelled.files.length === 1 ? spelled.files[0]! : given.relative;
+    const { relative } = workspace.locate(target, { write: true });
     let file: ReturnType<typeof workspace.readFile>;
     try {
       file = workspace.readFile(relative);
@@ -46,168 +60,112 @@ export const editFile: AgentTool<z.infer<typeof parameters>> = {
     workspace.assertReadAndUnchanged(relative);
     const content = decodeText(relative, file.bytes);
 
-    const found = findMatches(content, old_string, new_string);
-    if (found === null) throw new ToolError(notFoundMessage(relative, content, old_string));
-    const { matches, replacement, note } = found;
-    if (matches.length > 1 && !replace_all) {
-      const lines = linesAt(
-        content,
-        matches.slice(0, 51).map((m) => m.start),
-      );
-      throw new ToolError(
-        `old_string occurs ${matches.length} times in ${relative}, at lines ${listNumbers(lines, matches.length)}. Include more surrounding lines to make it unique, or set replace_all to true to replace every occurrence.`,
-      );
-    }
+    const context: Context = { workspace, relative, content, old_string };
+    const plan = planEdit(content, old_string, new_string, replace_all);
+    if (plan.kind !== 'edit') throw new ToolError(refusal(plan, context));
+    // A tolerated match is not taken when old_string matched the file better before an earlier
+    // edit: that is the text the model meant, and it is gone.
+    const stale = plan.level === null ? null : staleness(context, rankOf(plan.level));
+    if (stale !== null) throw new ToolError(staleMessage(relative, stale));
     // The size is known before the new content is built: a replace_all that would grow the file
     // past its cap is refused without ever holding the oversized text.
     let replacedBytes = 0;
-    for (const m of matches) replacedBytes += Buffer.byteLength(content.slice(m.start, m.end));
-    const charge = Buffer.byteLength(replacement) * matches.length;
-    workspace.locate(relative, { write: true, bytes: file.bytes.length - replacedBytes + charge, charge });
-    const parts: string[] = [];
-    let previous = 0;
-    for (const m of matches) {
-      parts.push(content.slice(previous, m.start), replacement);
-      previous = m.end;
-    }
-    parts.push(content.slice(previous));
-    const updated = parts.join('');
-    workspace.writeFile(relative, updated, charge);
+    for (const edit of plan.edits) replacedBytes += Buffer.byteLength(content.slice(edit.start, edit.end));
+    const bytes = file.bytes.length - replacedBytes + plan.bytes;
+    workspace.locate(relative, { write: true, bytes, charge: plan.bytes });
+    const updated = applyEdits(content, plan.edits);
+    workspace.writeFile(relative, updated, plan.bytes);
+    rememberVersion(workspace, relative, content);
 
-    const firstLine = lineAt(updated, matches[0]!.start);
-    const summary = `Edited ${relative}: replaced ${plural(matches.length, 'occurrence')}${note ? ` (${note})` : ''}.`;
-    return `${summary}\n${snippet(updated, firstLine, replacement)}`;
+    const first = plan.edits[0]!;
+    const notes = [
+      relative === given.relative ? '' : `the path was given as ${given.relative}`,
+      plan.differences.length > 0 ? `matched ignoring differences in ${listed(plan.differences)}` : '',
+    ].filter((n) => n !== '');
+    const summary = `Edited ${relative}: replaced ${plural(plan.edits.length, 'occurrence')}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}.`;
+    return `${summary}\n${snippet(updated, lineAt(updated, first.start), first.text)}`;
   },
 };
 
-interface Match {
-  start: number;
-  end: number;
+interface Context {
+  workspace: Workspace;
+  relative: string;
+  content: string;
+  old_string: string;
 }
 
-interface Found {
-  matches: Match[];
-  /** new_string, with the file's line endings where a fallback needed them. */
-  replacement: string;
-  note?: string;
+function refusal(plan: Exclude<Plan, { kind: 'edit' }>, context: Context): string {
+  const { relative, content } = context;
+  if (plan.kind === 'ambiguous') {
+    const count = `${plan.total}${plan.atLeast ? ' or more' : ''}`;
+    const where =
+      plan.level === null
+        ? `old_string occurs ${count} times in ${relative}`
+        : `old_string is not in ${relative} exactly; ignoring differences in ${toleratedUpTo(plan.level)}, it matches ${count} places`;
+    return [
+      `${where}:`,
+      ...places(content, plan.places, plan.total),
+      'Include more surrounding lines in old_string, copied exactly as read_file shows them, so that it matches only one of these; or set replace_all to true to replace every one.',
+    ].join('\n');
+  }
+  if (plan.kind === 'too-many') {
+    return `Ignoring differences in ${toleratedUpTo(plan.level)}, old_string may match too many places in ${relative} to tell which one is meant. Copy old_string exactly as read_file shows it, with a line or two that occur nowhere else.`;
+  }
+  if (plan.kind === 'unindentable') {
+    return [
+      `old_string matches ${relative} at line ${plan.place.line} with a different indentation, but new_string has a line indented by ${JSON.stringify(plan.indent)}, which cannot be shifted the same way.`,
+      'Copy old_string with its indentation exactly as read_file shows it, and indent new_string to match.',
+    ].join('\n');
+  }
+  const stale = staleness(context, Number.POSITIVE_INFINITY);
+  if (stale !== null) return staleMessage(relative, stale);
+  return notFoundMessage(relative, content, context.old_string, plan.uneven);
 }
+
+const staleMessage = (relative: string, then: Place) =>
+  `old_string is not in ${relative} as it is now: it is text from before your earlier edit of this file (line ${then.line} then). Read the file again with read_file and copy old_string from its current content.`;
 
 /**
- * Exact first; then the only fallbacks: line endings (LF vs CRLF), then
- * trailing whitespace at line ends. Never a similarity guess.
+ * Where old_string matched this file, before an earlier edit of this run, more strictly than
+ * `rank` (firstMatch's); null when it never did.
  */
-export function findMatches(content: string, oldString: string, newString: string): Found | null {
-  const found = findRaw(content, oldString, newString);
-  if (found === null) return null;
-  // A match that starts at the LF of a CRLF, replaced by text that starts with CRLF, takes the CR too.
-  if (found.replacement.startsWith('\r\n')) {
-    let previousEnd = 0;
-    for (const m of found.matches) {
-      if (m.start > previousEnd && content[m.start] === '\n' && content[m.start - 1] === '\r') m.start--;
-      previousEnd = m.end;
-    }
+function staleness({ workspace, relative, old_string }: Context, rank: number): Place | null {
+  for (const version of earlierVersions(workspace, relative)) {
+    const found = firstMatch(version, old_string);
+    if (found !== null && found.rank < rank) return found.place;
   }
-  return found;
+  return null;
 }
 
-function findRaw(content: string, oldString: string, newString: string): Found | null {
-  const endings = lineEndings(content);
-  // new_string takes the file's line endings when the file is consistent.
-  const adapt = (text: string): string =>
-    endings === 'crlf' ? toCrlf(toLf(text)) : endings === 'lf' ? toLf(text) : text;
-
-  const exact = occurrences(content, oldString);
-  if (exact.length > 0) return { matches: exact, replacement: adapt(newString) };
-
-  const oldLf = toLf(oldString);
-  if (endings !== 'lf' && oldLf.includes('\n')) {
-    const crlf = occurrences(content, toCrlf(oldLf));
-    if (crlf.length > 0) {
-      return { matches: crlf, replacement: toCrlf(toLf(newString)), note: 'matched with CRLF line endings' };
-    }
-  }
-  if (endings !== 'crlf' && oldString.includes('\r\n')) {
-    const lf = occurrences(content, oldLf);
-    if (lf.length > 0)
-      return { matches: lf, replacement: toLf(newString), note: 'matched with LF line endings' };
-  }
-
-  const wanted = normalise(oldString).text;
-  if (wanted.trim() === '') return null;
-  const norm = normalise(content);
-  const found = occurrences(norm.text, wanted);
-  if (found.length === 0) return null;
-  let previousEnd = 0;
-  const matches = found.map(({ start, end }) => {
-    let originalStart = norm.map[start]!;
-    // A match that starts with a line break takes the blanks that end the line before.
-    if (content[originalStart] === '\n') {
-      while (originalStart > previousEnd && ' \t\r'.includes(content[originalStart - 1]!)) originalStart--;
-    }
-    let originalEnd = norm.map[end - 1]! + 1;
-    // Blanks after the match's last character belong to it when they end the line.
-    let k = originalEnd;
-    while (k < content.length && (content[k] === ' ' || content[k] === '\t')) k++;
-    if (k === content.length || content[k] === '\n' || (content[k] === '\r' && content[k + 1] === '\n')) {
-      originalEnd = k;
-    }
-    previousEnd = originalEnd;
-    return { start: originalStart, end: originalEnd };
-  });
-  const region = content.slice(matches[0]!.start, matches[0]!.end);
-  const replacement = region.includes('\n')
-    ? region.includes('\r\n')
-      ? toCrlf(toLf(newString))
-      : toLf(newString)
-    : adapt(newString);
-  return { matches, replacement, note: 'matched ignoring trailing whitespace' };
-}
-
-/** 'crlf' when every line ends with CRLF, 'lf' when none does, else 'mixed'. */
-function lineEndings(content: string): 'lf' | 'crlf' | 'mixed' {
-  const crlf = content.split('\r\n').length - 1;
-  if (crlf === 0) return 'lf';
-  const lf = content.split('\n').length - 1;
-  return crlf === lf ? 'crlf' : 'mixed';
-}
-
-/** Start and end of every non-overlapping occurrence, left to right. */
-function occurrences(haystack: string, needle: string): Match[] {
-  const out: Match[] = [];
-  for (let i = haystack.indexOf(needle); i !== -1; i = haystack.indexOf(needle, i + needle.length)) {
-    out.push({ start: i, end: i + needle.length });
-  }
-  return out;
-}
-
-const toLf = (s: string): string => s.split('\r\n').join('\n');
-const toCrlf = (lf: string): string => lf.split('\n').join('\r\n');
-
-/**
- * The text with blanks (and CR) at the end of every line removed, with, for
- * each character of the result, its index in the original.
- */
-function normalise(text: string): { text: string; map: number[] } {
-  const parts: string[] = [];
-  const map: number[] = [];
-  let start = 0;
-  for (;;) {
-    const newline = text.indexOf('\n', start);
-    const lineEnd = newline === -1 ? text.length : newline;
-    let end = lineEnd;
-    while (end > start && (text[end - 1] === ' ' || text[end - 1] === '\t' || text[end - 1] === '\r')) end--;
-    parts.push(text.slice(start, end));
-    for (let i = start; i < end; i++) map.push(i);
-    if (newline === -1) break;
-    parts.push('\n');
-    map.push(newline);
-    start = newline + 1;
-  }
-  return { text: parts.join(''), map };
-}
-
-function notFoundMessage(relative: string, content: string, oldString: string): string {
+/** Places listed with the text of their first line, as read_file numbers it. */
+function places(content: string, list: readonly Place[], total: number): string[] {
   const lines = splitLines(content);
+  const shown = list.slice(0, 10).map((p) => {
+    const range = p.lastLine > p.line ? `   (lines ${p.line}-${p.lastLine})` : '';
+    // The first line of the place that shows something.
+    let n = p.line;
+    while (n < p.lastLine && (lines[n - 1] ?? '').trim() === '') n++;
+    return `${numbered(n, cutForMessage(lines[n - 1] ?? ''))}${range}`;
+  });
+  if (total > shown.length) {
+    const more = list.slice(10).map((p) => p.line);
+    const hidden = total - shown.length - more.length;
+    shown.push(
+      `…and ${total - shown.length} more${more.length > 0 ? `, at lines ${more.join(', ')}` : ''}${hidden > 0 ? ` and ${hidden} others` : ''}.`,
+    );
+  }
+  return shown;
+}
+
+function notFoundMessage(relative: string, content: string, oldString: string, uneven: Place[]): string {
+  const lines = splitLines(content);
+  const parts = [`old_string was not found in ${relative}.`];
+  if (uneven.length > 0) {
+    parts.push(
+      `It matches line ${uneven[0]!.line} but for its indentation, which differs by a different amount from line to line. Copy the indentation exactly as read_file shows it.`,
+    );
+    return parts.join('\n');
+  }
   const prefixed = /^ *\d+\t/m.test(oldString);
   const first = oldString.split('\n').find((l) => l.trim() !== '') ?? oldString;
   const target = (prefixed && /^ *\d+\t/.test(first) ? first.slice(first.indexOf('\t') + 1) : first).trim();
@@ -217,7 +175,6 @@ function notFoundMessage(relative: string, content: string, oldString: string): 
     .sort((a, b) => b.score - a.score || a.number - b.number)
     .slice(0, 3)
     .sort((a, b) => a.number - b.number);
-  const parts = [`old_string was not found in ${relative}.`];
   if (prefixed) {
     parts.push(
       'It seems to include the line-number prefixes of read_file: copy only the text after the tab.',
@@ -237,8 +194,11 @@ function notFoundMessage(relative: string, content: string, oldString: string): 
 
 const cutForMessage = (s: string): string => (s.length > 200 ? `${s.slice(0, 200)}…` : s);
 
+const listed = (items: string[]): string =>
+  items.length === 1 ? items[0]! : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+
 /** Dice coefficient over character bigrams: how many characters two lines share, in order. */
-export function similarity(a: string, b: string): number {
+function similarity(a: string, b: string): number {
   if (a === b) return a === '' ? 0 : 1;
   if (a.length < 2 || b.length < 2) return 0;
   const counts = new Map<string, number>();
@@ -256,11 +216,6 @@ export function similarity(a: string, b: string): number {
     }
   }
   return (2 * shared) / (a.length - 1 + b.length - 1);
-}
-
-function listNumbers(numbers: number[], total: number): string {
-  const shown = numbers.slice(0, 50).join(', ');
-  return total > 50 ? `${shown} and ${total - 50} more` : shown;
 }
 
 /** The edited region with two lines of context, numbered like read_file. */

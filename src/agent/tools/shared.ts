@@ -56,21 +56,6 @@ export function lineAt(text: string, index: number): number {
   return line;
 }
 
-/** 1-based line numbers of the characters at `indexes` (ascending), in one pass over the text. */
-export function linesAt(text: string, indexes: number[]): number[] {
-  const lines: number[] = [];
-  let line = 1;
-  let newline = text.indexOf('\n');
-  for (const index of indexes) {
-    while (newline !== -1 && newline < index) {
-      line++;
-      newline = text.indexOf('\n', newline + 1);
-    }
-    lines.push(line);
-  }
-  return lines;
-}
-
 /**
  * A predicate over repository-relative paths for a model-supplied glob. The
  * glob is matched against the path relative to `base`; a glob without a `/`
