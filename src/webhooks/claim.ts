@@ -56,14 +56,21 @@ export async function claimDueDeliveries(
 }
 
 /**
- * Whether any delivery is due: a read, where claiming is an UPDATE that takes SQLite's write
- * lock even when it changes nothing (see WebhookDispatcher's wake-ups).
+ * Whether any delivery is due that a claim would take (its endpoint has room: see
+ * `claimDueDeliveries`): a read, where claiming is an UPDATE that takes SQLite's write lock even
+ * when it changes nothing (see WebhookDispatcher's wake-ups).
  */
-export async function anyDeliveryDue(db: Kysely<Database>, at: Date): Promise<boolean> {
+export async function anyDeliveryDue(db: Kysely<Database>, at: Date, perEndpoint: number): Promise<boolean> {
   const now = at.toISOString();
   const { rows } = await sql`
+    with full_endpoints as (
+      select endpoint_id from webhook_deliveries
+       where status = 'sending' and lease_expires_at >= ${now}
+       group by endpoint_id
+      having count(*) >= ${perEndpoint})
     select 1 from webhook_deliveries
-     where (status = 'pending' and next_attempt_at <= ${now}) or (status = 'sending' and lease_expires_at < ${now})
+     where ((status = 'pending' and next_attempt_at <= ${now}) or (status = 'sending' and lease_expires_at < ${now}))
+       and endpoint_id not in (select endpoint_id from full_endpoints)
      limit 1`.execute(db);
   return rows.length > 0;
 }

@@ -165,7 +165,7 @@ export class WebhookDispatcher {
     }
     if (this.#checkingDue || this.#stopping || this.#claims.pausing) return;
     this.#checkingDue = true;
-    anyDeliveryDue(this.#app.store.db, this.#app.now())
+    anyDeliveryDue(this.#app.store.db, this.#app.now(), this.#limits.perEndpoint)
       .then(
         (due) => due && this.#claims.wake(),
         () => this.#claims.wake(),

@@ -7,7 +7,7 @@ import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
 import { Webhook } from 'standardwebhooks';
 import { newWebhookDeliveryId } from '../../src/ids.ts';
 import { failRuns, finishRun, type RunOutcome } from '../../src/jobs/transitions.ts';
-import { claimDueDeliveries } from '../../src/webhooks/claim.ts';
+import { anyDeliveryDue, claimDueDeliveries } from '../../src/webhooks/claim.ts';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
 import { enqueueJobMessage } from '../../src/webhooks/enqueue.ts';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS, retryDelayMs } from '../../src/webhooks/schedule.ts';
@@ -531,6 +531,9 @@ describe('webhooks (in process)', () => {
       );
       assert.deepEqual(await claim(10), ['a', 'c'], "a's second; the rest of a's backlog waits");
       assert.deepEqual(await claim(10), [], 'a has two in flight');
+      // The read that spares SQLite's write lock on a wake-up agrees: nothing a claim would take.
+      assert.equal(await anyDeliveryDue(db(), clock(), 2), false);
+      assert.equal(await anyDeliveryDue(db(), clock(), 3), true);
     } finally {
       await finishJob(completed);
     }
