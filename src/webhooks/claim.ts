@@ -15,10 +15,9 @@ import type { Database, WebhookDeliveryRow } from '../store/schema.ts';
  * fairly across endpoints: no endpoint gets more than `perEndpoint` in flight (counting every
  * dispatcher's live leases), and claims go round the endpoints: a delivery that would be an
  * endpoint's first in flight before any that would be a second, first attempts before retries,
- * then the oldest. So an endpoint with a
- * backlog, or one that hangs until the time limit, cannot take every slot from the others. Two
- * dispatchers claiming at the same moment may each fill an endpoint's last place: the bound is
- * exact for one dispatcher, and exceeded by at most one claim per rival otherwise.
+ * then the oldest. So an endpoint with a backlog, or one that hangs until the time limit, cannot
+ * take every slot from the others. Dispatchers claiming at the same instant do not see each
+ * other's claims: the bound is exact for one, and each of them may add up to `perEndpoint`.
  */
 export async function claimDueDeliveries(
   store: Store,
