@@ -5,9 +5,9 @@
  *
  * stdout carries the protocol only; anything else goes to stderr.
  */
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Command } from 'commander';
 import { createMcpServer } from '../mcp/server.ts';
+import { StdioTransport } from '../mcp/stdio-transport.ts';
 import { type ConnectionFlags, connect } from './job.ts';
 
 export function registerMcpCommand(program: Command): void {
@@ -21,7 +21,7 @@ export function registerMcpCommand(program: Command): void {
     .action(async (flags: ConnectionFlags) => {
       const { client, projectId } = connect(flags);
       const server = createMcpServer(client, projectId);
-      const transport = new StdioServerTransport();
+      const transport = new StdioTransport();
       await server.connect(transport);
       // The client closing stdin ends the session: no one is left to read a result.
       process.stdin.once('end', () => process.exit(0));

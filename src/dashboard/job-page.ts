@@ -3,6 +3,7 @@ import type { JobEvent } from '../jobs/events.ts';
 import type { AgentJob } from '../jobs/job.ts';
 import type { ProjectView } from '../projects/projects.ts';
 import type { JobRunRow, RunDiffRow } from '../store/schema.ts';
+import { isWebLink } from '../web-link.ts';
 import { renderDiff } from './diff-view.ts';
 import { type Html, html } from './html.ts';
 import { csrfField, fieldError, formatNumber, formErrors, invalid, statusBadge, time } from './layout.ts';
@@ -44,7 +45,7 @@ export function jobDetails(job: AgentJob, now: Date): Html {
   return html`<dl class="facts">
   <dt id="status-label">Status</dt><dd>${jobStatus(job)}</dd>
   <dt>Pull request</dt><dd>${
-    job.prLink
+    isWebLink(job.prLink)
       ? html`<a href="${job.prLink}" rel="noreferrer">Pull request</a> <span class="small muted wrap">${job.prLink}</span>`
       : html`<span class="muted">${job.status === 'active' ? 'When the run ends' : job.branch ? 'None (this host opens none)' : 'None: no files changed'}</span>`
   }</dd>

@@ -7,6 +7,7 @@ import { listEvents } from '../jobs/events.ts';
 import { requestFingerprint } from '../jobs/idempotency.ts';
 import { type AgentJob, JOB_STATUSES, type JobStatus } from '../jobs/job.ts';
 import type { ProjectView } from '../projects/projects.ts';
+import { isWebLink } from '../web-link.ts';
 import { html, type Renderable } from './html.ts';
 import { jobPage, TRANSCRIPT_LIMIT } from './job-page.ts';
 import {
@@ -84,7 +85,7 @@ function jobRow(project: ProjectView, job: AgentJob, prompt: string | undefined,
   <span id="status-${job.id}" sse-swap="status-${job.id}">${statusBadge(job.status)}</span>
   <a class="title" href="${href}">${prompt ? oneLine(prompt) : job.id}</a>
   ${time(job.createdAt, now)}
-  <div class="meta"><span class="mono">${job.id}</span> · ${job.model || 'no model'}${job.branch && html` · <span class="mono">${job.branch}</span>`}${job.prLink && html` · <a href="${job.prLink}" rel="noreferrer">pull request</a>`}${job.error && html` · <span class="error-text">${job.error.code}</span>`}</div>
+  <div class="meta"><span class="mono">${job.id}</span> · ${job.model || 'no model'}${job.branch && html` · <span class="mono">${job.branch}</span>`}${isWebLink(job.prLink) && html` · <a href="${job.prLink}" rel="noreferrer">pull request</a>`}${job.error && html` · <span class="error-text">${job.error.code}</span>`}</div>
 </li>`;
 }
 

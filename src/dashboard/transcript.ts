@@ -1,4 +1,5 @@
 import type { JobEvent } from '../jobs/events.ts';
+import { isWebLink } from '../web-link.ts';
 import { type Html, html, type Renderable } from './html.ts';
 
 /**
@@ -101,7 +102,7 @@ export function renderEvent(event: JobEvent): Html {
       return item(
         event,
         d.created ? 'Pull request opened' : 'Pull request updated',
-        typeof d.url === 'string' && /^https?:\/\//.test(d.url)
+        isWebLink(d.url)
           ? html`<a href="${d.url}" rel="noreferrer">${d.url}</a>`
           : html`<span class="mono">${asText(d.url)}</span>`,
         'ok-step',

@@ -186,6 +186,7 @@ export function createKeyService(deps: {
         // A revocation empties the cache of every process before it can be trusted again (key-cache.ts).
         const state = cache.state();
         verified = cache.get(hash, state, at.getTime());
+        if (verified && !(await cache.confirm(state))) verified = undefined;
         if (!verified) {
           verified = verify(await lookUp(hash), hash);
           cache.set(hash, verified, state, at.getTime());

@@ -19,12 +19,18 @@ import { VERSION } from '../version.ts';
 /** Under the 60 s most MCP clients allow a call by default; an agent calls again while a job runs. */
 export const DEFAULT_WAIT_SECONDS = 50;
 export const MAX_WAIT_SECONDS = 3600;
+/**
+ * SPEC §2's default bound, checked here before anything is sent: the MCP server's own promise to
+ * the agent calling it, whatever the server behind allows (`DOCWRIGHT_PROMPT_MAX_CHARS`).
+ */
+export const MAX_PROMPT_CHARS = 100_000;
 
 const jobId = z.string().min(1).max(100).describe('The job id (job_…) that create_docs_job returned');
 const prompt = z
   .string()
+  .trim()
   .min(1)
-  .max(100_000)
+  .max(MAX_PROMPT_CHARS)
   .describe('What to change in the documentation, in plain language, with the context a writer needs');
 
 /** A result: the summary line, then the JSON (also as structured content). */

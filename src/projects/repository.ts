@@ -1,8 +1,8 @@
-import { isIP } from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import { HOST_KINDS, type HostKind } from '../git/hosts/host.ts';
+import { ipLiteral, isPublicAddress } from '../public-address.ts';
 
 export const HOSTS = HOST_KINDS;
 export type { HostKind };
@@ -22,23 +22,18 @@ export interface ParsedRepository {
   detectedHost: HostKind | undefined;
 }
 
-/** Loopback, private ranges and names that cannot be on the public internet. */
+/**
+ * Hosts on this machine or a private network: an address that is not public (the classifier
+ * of the webhooks' egress guard, ../public-address.ts), or a name that cannot be on the public
+ * internet.
+ */
 function isPrivateHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '');
-  if (
-    host === 'localhost' ||
-    !host.includes('.') ||
-    /\.(local|internal|lan|home\.arpa|localhost)$/.test(host)
-  ) {
-    return true;
-  }
-  const version = isIP(host);
-  if (version === 4) {
-    const [a, b] = host.split('.').map(Number) as [number, number];
-    return a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168);
-  }
-  if (version === 6) return host === '::1' || /^f[cd]/i.test(host) || /^fe80:/i.test(host);
-  return false;
+  const literal = ipLiteral(hostname);
+  if (literal !== undefined) return !isPublicAddress(literal);
+  const host = hostname.toLowerCase().replace(/\.$/, '');
+  return (
+    host === 'localhost' || !host.includes('.') || /\.(local|internal|lan|home\.arpa|localhost)$/.test(host)
+  );
 }
 
 /**

@@ -23,10 +23,19 @@ export interface Signals {
    * other processes are not delivered this way.
    */
   listeningSince?(): number | undefined;
+  /**
+   * PostgreSQL: resolves true once every signal committed before the call has reached the
+   * subscribers, false when that cannot be known in time (not listening, or the listening
+   * connection did not answer within CAUGHT_UP_MS). Absent where signals of other processes are
+   * not delivered this way.
+   */
+  caughtUp?(): Promise<boolean>;
   close(): Promise<void>;
 }
 
 const RECONNECT_MS = 1_000;
+/** How long `caughtUp` waits for the listening connection before answering false. */
+const CAUGHT_UP_MS = 250;
 /** How often an SQLite process looks for another process's commits while someone listens. */
 const SQLITE_WATCH_MS = 25;
 
@@ -77,6 +86,11 @@ export function createSignals(
   let connecting: Promise<void> | undefined;
   let connections = 0;
   let listening: number | undefined;
+  /** The round trip of `caughtUp` in flight, and the one queued for the callers that came after it was sent. */
+  let fence: Promise<boolean> | undefined;
+  let nextFence: Promise<boolean> | undefined;
+  /** A round trip outlasted CAUGHT_UP_MS and has not answered yet: later ones would wait as long. */
+  let stalled = false;
 
   async function listen(): Promise<void> {
     const next = new pg.Client({ connectionString: databaseUrl, application_name: 'docwright-listen' });
@@ -108,6 +122,52 @@ export function createSignals(
     if (client === next) listening = ++connections;
   }
 
+  /**
+   * A query on the listening connection. PostgreSQL sends a listening session the notifications
+   * committed before a query ahead of the query's answer, so once it answers, every signal
+   * committed before it was sent has been emitted (the client emits them as it reads them). The
+   * query is the LISTEN again (a no-op): the connection keeps showing what it is for in
+   * pg_stat_activity.
+   */
+  function roundTrip(): Promise<boolean> {
+    const listener = client;
+    const since = listening;
+    if (!listener || since === undefined || stalled) return Promise.resolve(false);
+    let timer: NodeJS.Timeout | undefined;
+    const answered = listener.query(`LISTEN "${channel}"`).then(
+      () => listening === since,
+      () => false,
+    );
+    void answered.then(() => {
+      clearTimeout(timer);
+      stalled = false;
+    });
+    const late = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => {
+        stalled = true;
+        resolve(false);
+      }, CAUGHT_UP_MS);
+      timer.unref();
+    });
+    return Promise.race([answered, late]);
+  }
+
+  /** One round trip for all who ask at one moment; whoever asks while one is under way waits for the next. */
+  function caughtUp(): Promise<boolean> {
+    if (nextFence) return nextFence;
+    if (!fence) {
+      fence = roundTrip().finally(() => {
+        fence = undefined;
+      });
+      return fence;
+    }
+    nextFence = fence.then(() => {
+      nextFence = undefined;
+      return caughtUp();
+    });
+    return nextFence;
+  }
+
   function ensureListening(): void {
     if (closed || client || connecting) return;
     connecting = listen()
@@ -134,6 +194,7 @@ export function createSignals(
     listeningSince() {
       return listening;
     },
+    caughtUp,
     async close() {
       closed = true;
       listening = undefined;

@@ -10,25 +10,44 @@ import { sql } from 'kysely';
 import type { Store } from '../store/database.ts';
 import type { Database, WebhookDeliveryRow } from '../store/schema.ts';
 
-/** Claims up to `limit` due deliveries: pending ones whose time has come, and abandoned ones. */
+/**
+ * Claims up to `limit` due deliveries (pending ones whose time has come, and abandoned ones),
+ * fairly across endpoints: no endpoint gets more than `perEndpoint` in flight (counting every
+ * dispatcher's live leases), and claims go round the endpoints: a delivery that would be an
+ * endpoint's first in flight before any that would be a second, first attempts before retries,
+ * then the oldest. So an endpoint with a backlog, or one that hangs until the time limit, cannot
+ * take every slot from the others. Dispatchers claiming at the same instant do not see each
+ * other's claims: the bound is exact for one, and each of them may add up to `perEndpoint`.
+ */
 export async function claimDueDeliveries(
   store: Store,
-  options: { owner: string; now: Date; leaseMs: number; limit: number },
+  options: { owner: string; now: Date; leaseMs: number; limit: number; perEndpoint: number },
 ): Promise<WebhookDeliveryRow[]> {
   const now = options.now.toISOString();
   const until = new Date(options.now.getTime() + options.leaseMs).toISOString();
   // PostgreSQL: rival dispatchers skip each other's rows instead of waiting on them.
   // SQLite: the statement runs under the database write lock.
-  const lock = store.dialect === 'postgres' ? sql`for update skip locked` : sql``;
+  const lock = store.dialect === 'postgres' ? sql`for update of d skip locked` : sql``;
   const { rows } = await sql<WebhookDeliveryRow>`
+    with busy as (
+      select endpoint_id, count(*) as sending from webhook_deliveries
+       where status = 'sending' and lease_expires_at >= ${now}
+       group by endpoint_id),
+    due as (
+      select id, next_attempt_at, attempts,
+             -- The delivery's place at its endpoint, counting those in flight there.
+             row_number() over (partition by endpoint_id order by next_attempt_at, id)
+               + coalesce((select sending from busy where busy.endpoint_id = w.endpoint_id), 0) as turn
+        from webhook_deliveries w
+       where (status = 'pending' and next_attempt_at <= ${now})
+          or (status = 'sending' and lease_expires_at < ${now}))
     update webhook_deliveries
        set status = 'sending', attempts = attempts + 1,
            lease_owner = ${options.owner}, lease_expires_at = ${until}, updated_at = ${now}
      where id in (
-       select id from webhook_deliveries
-        where (status = 'pending' and next_attempt_at <= ${now})
-           or (status = 'sending' and lease_expires_at < ${now})
-        order by next_attempt_at
+       select d.id from webhook_deliveries d join due on due.id = d.id
+        where due.turn <= ${options.perEndpoint}
+        order by due.turn, due.attempts > 0, due.next_attempt_at
         limit ${options.limit}
         ${lock})
     returning *`.execute(store.db);
@@ -36,14 +55,21 @@ export async function claimDueDeliveries(
 }
 
 /**
- * Whether any delivery is due: a read, where claiming is an UPDATE that takes SQLite's write
- * lock even when it changes nothing (see WebhookDispatcher's wake-ups).
+ * Whether any delivery is due that a claim would take (its endpoint has room: see
+ * `claimDueDeliveries`): a read, where claiming is an UPDATE that takes SQLite's write lock even
+ * when it changes nothing (see WebhookDispatcher's wake-ups).
  */
-export async function anyDeliveryDue(db: Kysely<Database>, at: Date): Promise<boolean> {
+export async function anyDeliveryDue(db: Kysely<Database>, at: Date, perEndpoint: number): Promise<boolean> {
   const now = at.toISOString();
   const { rows } = await sql`
+    with full_endpoints as (
+      select endpoint_id from webhook_deliveries
+       where status = 'sending' and lease_expires_at >= ${now}
+       group by endpoint_id
+      having count(*) >= ${perEndpoint})
     select 1 from webhook_deliveries
-     where (status = 'pending' and next_attempt_at <= ${now}) or (status = 'sending' and lease_expires_at < ${now})
+     where ((status = 'pending' and next_attempt_at <= ${now}) or (status = 'sending' and lease_expires_at < ${now}))
+       and endpoint_id not in (select endpoint_id from full_endpoints)
      limit 1`.execute(db);
   return rows.length > 0;
 }

@@ -4,6 +4,11 @@
  * deliveries with a lease that heartbeats renew, POSTs them signed, and records each attempt:
  * a 2xx ends the delivery, a 410 disables the endpoint, anything else is retried on the
  * schedule of schedule.ts until it has failed for good.
+ *
+ * Endpoints that hang until the time limit must not hold up the others (one project's dead
+ * endpoints delayed another project's delivery by 87 s when every slot waited on them): claims
+ * go round the endpoints with a few in flight each (claim.ts), and a delivery that has waited
+ * `slowAfterMs` for its answer gives its slot back while it goes on waiting.
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -24,8 +29,17 @@ import { postWebhook, RESPONSE_KEPT_BYTES, type WebhookAnswer } from './send.ts'
 import { signWebhook } from './signature.ts';
 
 export interface WebhookDispatcherOptions {
-  /** Deliveries in flight at once in this process (default 8). */
+  /**
+   * Deliveries waiting for a prompt answer at once in this process (default 8). One that has
+   * waited `slowAfterMs` no longer counts, so that endpoints that hang cannot hold every slot.
+   */
   concurrency?: number;
+  /** Deliveries in flight to one endpoint at once, across dispatchers (default 2): all a dead endpoint can tie up. */
+  perEndpoint?: number;
+  /** How long a delivery waits for its answer before it gives its slot back (default 1 s); it still waits until `timeoutMs`. */
+  slowAfterMs?: number;
+  /** Deliveries in flight at once in this process, slow ones included (default 128): the bound on open connections. */
+  maxInFlight?: number;
   /** Lease on a claimed delivery, renewed every third of it (default: the worker's, `DOCWRIGHT_LEASE_SECONDS`). */
   leaseMs?: number;
   /** How often due deliveries are looked for without a wake-up (default 1 s). */
@@ -39,6 +53,7 @@ export interface WebhookDispatcherOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 15_000;
+const DEFAULTS = { concurrency: 8, perEndpoint: 2, slowAfterMs: 1_000, maxInFlight: 128 };
 
 /** The target and payload of a claimed delivery. */
 interface DeliveryContext {
@@ -53,11 +68,13 @@ export class WebhookDispatcher {
   readonly id: string;
   readonly #app: App;
   readonly #log: Logger;
-  readonly #concurrency: number;
+  readonly #limits: typeof DEFAULTS;
   readonly #leaseMs: number;
   readonly #timeoutMs: number;
   readonly #options: WebhookDispatcherOptions;
   readonly #inFlight = new Map<string, Promise<void>>();
+  /** The deliveries in flight that still hold a slot (not yet waiting `slowAfterMs`). */
+  readonly #holdingSlot = new Set<string>();
   readonly #timers: NodeJS.Timeout[] = [];
   readonly #shutdown = new AbortController();
   #checkingDue = false;
@@ -69,7 +86,12 @@ export class WebhookDispatcher {
   constructor(app: App, options: WebhookDispatcherOptions = {}) {
     this.#app = app;
     this.#options = options;
-    this.#concurrency = options.concurrency ?? 8;
+    this.#limits = {
+      concurrency: options.concurrency ?? DEFAULTS.concurrency,
+      perEndpoint: options.perEndpoint ?? DEFAULTS.perEndpoint,
+      slowAfterMs: options.slowAfterMs ?? DEFAULTS.slowAfterMs,
+      maxInFlight: options.maxInFlight ?? DEFAULTS.maxInFlight,
+    };
     this.#leaseMs = options.leaseMs ?? app.config.worker.leaseMs;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.id = options.id ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}-webhooks`;
@@ -143,7 +165,7 @@ export class WebhookDispatcher {
     }
     if (this.#checkingDue || this.#stopping || this.#claims.pausing) return;
     this.#checkingDue = true;
-    anyDeliveryDue(this.#app.store.db, this.#app.now())
+    anyDeliveryDue(this.#app.store.db, this.#app.now(), this.#limits.perEndpoint)
       .then(
         (due) => due && this.#claims.wake(),
         () => this.#claims.wake(),
@@ -155,20 +177,30 @@ export class WebhookDispatcher {
 
   /** Claims the due deliveries there is room for and starts sending them. */
   async #claimOnce(): Promise<boolean> {
-    const room = this.#concurrency - this.#inFlight.size;
+    const { concurrency, perEndpoint, slowAfterMs, maxInFlight } = this.#limits;
+    const room = Math.min(concurrency - this.#holdingSlot.size, maxInFlight - this.#inFlight.size);
     if (room <= 0) return false;
     const claimed = await claimDueDeliveries(this.#app.store, {
       owner: this.id,
       now: this.#app.now(),
       leaseMs: this.#leaseMs,
       limit: room,
+      perEndpoint,
     });
     for (const delivery of claimed) {
+      this.#holdingSlot.add(delivery.id);
+      const slow = setTimeout(() => {
+        this.#holdingSlot.delete(delivery.id);
+        this.#claims.wake();
+      }, slowAfterMs);
+      slow.unref();
       const done = this.#deliver(delivery)
         .catch((error) =>
           this.#log.error({ err: error, deliveryId: delivery.id }, 'webhook delivery failed unexpectedly'),
         )
         .finally(() => {
+          clearTimeout(slow);
+          this.#holdingSlot.delete(delivery.id);
           this.#inFlight.delete(delivery.id);
           this.#claims.wake();
         });

@@ -2,11 +2,11 @@
  * The egress guard of SPEC §13: a webhook may only reach public unicast addresses, unless
  * `DOCWRIGHT_WEBHOOK_ALLOW_PRIVATE=1`. The check runs on the address the connection is made
  * to, inside the socket's own DNS lookup, so a name that resolves to a public address when an
- * endpoint is saved and to a private one later (DNS rebinding) is still refused.
+ * endpoint is saved and to a private one later (DNS rebinding) is still refused. Which addresses
+ * are public is decided in one place for webhooks and repositories alike (../public-address.ts).
  */
 import { type LookupAddress, lookup } from 'node:dns';
-import { isIP } from 'node:net';
-import ipaddr from 'ipaddr.js';
+import { ipLiteral, isPublicAddress } from '../public-address.ts';
 
 /** Why a destination was refused; the message says what to do about it. */
 export class EgressRefused extends Error {
@@ -18,23 +18,6 @@ export class EgressRefused extends Error {
     );
     this.name = 'EgressRefused';
   }
-}
-
-/**
- * True for public unicast addresses only. Everything ipaddr.js classifies otherwise is refused:
- * loopback, RFC 1918, link-local (169.254.169.254, the cloud metadata address), unique-local,
- * carrier-grade NAT, reserved, multicast, and IPv6 forms that embed an IPv4 address (mapped,
- * 6to4, Teredo, NAT64) unless the embedded address is itself public.
- */
-export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  return ipaddr.process(address).range() === 'unicast';
-}
-
-/** The host of a URL as an address when it is an IP literal (`[::1]` → `::1`), else undefined. */
-export function ipLiteral(hostname: string): string | undefined {
-  const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
-  return isIP(bare) ? bare : undefined;
 }
 
 /**

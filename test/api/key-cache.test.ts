@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
@@ -6,6 +7,7 @@ import { type App, openApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { DocwrightError } from '../../src/errors.ts';
 import { createLogger } from '../../src/logger.ts';
+import { startPostgresProxy } from '../doubles/postgres-proxy.ts';
 import { bearer, type SeededProject, seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
 import { TEST_POSTGRES_URL, testDialect } from '../helpers/database.ts';
 import { runCli, startServerProcess } from '../helpers/process.ts';
@@ -92,21 +94,9 @@ describe(`verified-key cache (${testDialect})`, () => {
   test('a revocation by another process (connection) is seen by the next request', async () => {
     const k = await t.app.keys.create(p.projectId);
     await cached(t.app, k.id, k.key);
-    if (testDialect === 'postgres') {
-      // PostgreSQL delivers the revocation's NOTIFY on the listening connection; wait until it is here.
-      const heard = new Promise<void>((resolve) => {
-        const stop = t.app.signals.subscribe((signal) => {
-          if (signal.kind !== 'keys-changed') return;
-          stop();
-          resolve();
-        });
-      });
-      await other.keys.revoke(k.id);
-      await heard;
-    } else {
-      // SQLite: the other connection's commit changes data_version, checked on every request.
-      await other.keys.revoke(k.id);
-    }
+    // SQLite: the other connection's commit changes data_version, read on every request.
+    // PostgreSQL: the cache is trusted only once the listener has caught up with the request.
+    await other.keys.revoke(k.id);
     assert.equal(await rejected(t.app, k.key), 'the API key has been revoked');
     // A key that is still valid is answered as before (and cached again).
     assert.equal(await rejected(t.app, p.key), undefined);
@@ -163,6 +153,52 @@ describe(`key revocation across real processes (${testDialect})`, () => {
     } finally {
       await server.stop();
       await t.database.drop();
+    }
+  });
+});
+
+describe('key revocation across processes on PostgreSQL', {
+  skip: testDialect !== 'postgres' && 'PostgreSQL only',
+}, () => {
+  test('a key revoked by one process is refused by another at once, even before the other has heard of it', async () => {
+    const t = await startTestApp();
+    const p = await seedProject(t.app);
+    // The server's connections go through a proxy that can hold back what its listener hears.
+    const proxy = await startPostgresProxy(TEST_POSTGRES_URL);
+    const server = await startServerProcess({ ...t.database.env, DATABASE_URL: proxy.url }, ['--no-worker']);
+    try {
+      const get = (key: string) =>
+        fetch(`${server.url}/v2/agent/${p.projectId}/jobs`, { headers: bearer(key) });
+      await waitFor(() => proxy.listeners() > 0, { message: 'the server listens for signals' });
+      // The server answers from its verified-key cache: a revocation nobody announced is not seen.
+      await waitFor(
+        async () => {
+          const probe = await t.app.keys.create(p.projectId);
+          assert.equal((await get(probe.key)).status, 200);
+          await revokeBySql(t.app, probe.id);
+          return (await get(probe.key)).status === 200;
+        },
+        { message: 'the server caches verified keys' },
+      );
+      const k = await t.app.keys.create(p.projectId);
+      assert.equal((await get(k.key)).status, 200);
+
+      // The server's listener hears nothing for now (a busy database, a slow network).
+      proxy.holdListeners();
+      await t.app.keys.revoke(k.id);
+      const after = await get(k.key);
+      assert.equal(after.status, 401, 'a request after the revocation is as current as a read');
+      assert.match(((await after.json()) as { detail: string }).detail, /revoked/);
+      assert.equal((await get(p.key)).status, 200, 'valid keys are still served meanwhile');
+
+      proxy.release();
+      assert.equal((await get(k.key)).status, 401);
+      assert.equal((await get(p.key)).status, 200);
+    } finally {
+      await server.stop();
+      await proxy.close();
+      await t.close();
+      rmSync(p.repository, { recursive: true, force: true });
     }
   });
 });

@@ -99,6 +99,33 @@ function flakyFetch() {
   return { fetch: flaky, state };
 }
 
+/** A fetch through which the host answers every pull request link as `javascript:` (a broken or hostile host). */
+const hostileLinks: typeof fetch = async (input, init) => {
+  const answer = await fetch(input, init);
+  const text = await answer.text();
+  const headers = new Headers(answer.headers);
+  headers.delete('content-length');
+  return new Response(
+    answer.status === 204
+      ? null
+      : text.replace(/"(html_url|web_url)":"[^"]*"/g, '"$1":"javascript:alert(1)"'),
+    { status: answer.status, headers },
+  );
+};
+
+/** The host's pull request for `branch` is refused for its link, when created and when found later. */
+async function refusesHostileLink(host: ApiCodeHost, branch: string) {
+  for (const when of ['created', 'found']) {
+    const error = await hostError(host.ensurePullRequest(prInput(branch, { labels: [] })));
+    assert.equal(error.code, 'pr-create-failed', when);
+    assert.match(
+      error.message,
+      /answered #\d+ with a link that is not http\(s\) \("javascript:alert\(1\)"\)/,
+      when,
+    );
+  }
+}
+
 describe('GitHub host', () => {
   let github: GitHubApi;
   const repository = 'https://github.com/octo/docs';
@@ -135,6 +162,13 @@ describe('GitHub host', () => {
     const list = github.requests.find((r) => r.method === 'GET' && r.path.endsWith('/pulls'));
     assert.equal(list?.query.get('head'), `octo:${branch}`);
     assert.equal(list?.query.get('state'), 'open');
+  });
+
+  test('a pull request link that is not http(s) fails as pr-create-failed, when created and when found', async () => {
+    const branch = nextBranch();
+    github.repo('octo/docs').branches.add(branch);
+    await refusesHostileLink(host({ token: SECRETS.github }, { fetch: hostileLinks }), branch);
+    assert.equal(github.repo('octo/docs').pulls.filter((p) => p.head === branch).length, 1);
   });
 
   test('a second call for the same branch returns the open pull request and opens no other', async () => {
@@ -586,6 +620,14 @@ describe('GitLab host', () => {
     assert.equal(list?.query.get('state'), 'opened');
   });
 
+  test('a merge request link that is not http(s) fails as pr-create-failed, when created and when found', async () => {
+    const branch = nextBranch();
+    const project = gitlab.project('docs-team/site/handbook');
+    project.branches.add(branch);
+    await refusesHostileLink(host(SECRETS.gitlab, { ...FAST, fetch: hostileLinks }), branch);
+    assert.equal(project.mergeRequests.filter((m) => m.sourceBranch === branch).length, 1);
+  });
+
   test('a second call for the same branch returns the open merge request', async () => {
     const branch = nextBranch();
     gitlab.project('docs-team/site/handbook').branches.add(branch);
@@ -715,6 +757,20 @@ describe('Gitea host', () => {
     assert.equal(pull.base, 'main');
     const names = pull.labels.map((id) => repo.labels.find((l) => l.id === id)?.name);
     assert.deepEqual(names, ['Docs', 'automated']);
+  });
+
+  test('a pull request link that is not http(s) fails as pr-create-failed, when created and when found', async () => {
+    const branch = nextBranch();
+    gitea.repo('octo/docs').branches.add(branch);
+    await refusesHostileLink(
+      createGiteaHost(
+        { repository, apiUrl: `${gitea.origin}/api/v1` },
+        { token: SECRETS.gitea },
+        { ...FAST, fetch: hostileLinks },
+      ),
+      branch,
+    );
+    assert.equal(gitea.repo('octo/docs').pulls.filter((p) => p.head === branch).length, 1);
   });
 
   test('a second call for the same branch returns the open pull request', async () => {

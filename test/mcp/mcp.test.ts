@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentJob } from '../../src/client/types.ts';
+import { MAX_PROMPT_CHARS, MAX_WAIT_SECONDS } from '../../src/mcp/server.ts';
 import { type ScriptedServer, startOpenAIServer, toolCall } from '../doubles/openai-server.ts';
 import { createGitRepository, startTestApp, type TestApp } from '../helpers/app.ts';
 import { cleanEnv, runCli, type ServerProcess, startServerProcess } from '../helpers/process.ts';
@@ -54,7 +55,12 @@ describe('docwright mcp through the MCP SDK client', () => {
     });
     projectId = project.id;
     key = (await t.app.keys.create(projectId)).key;
-    server = await startServerProcess({ ...t.database.env, DOCWRIGHT_MODEL: 'openai-compatible/scripted' });
+    server = await startServerProcess({
+      ...t.database.env,
+      DOCWRIGHT_MODEL: 'openai-compatible/scripted',
+      // The API takes longer prompts than the MCP tools do: only the tools' own bound can refuse them.
+      DOCWRIGHT_PROMPT_MAX_CHARS: String(2 * MAX_PROMPT_CHARS),
+    });
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [BIN, 'mcp'],
@@ -211,6 +217,49 @@ describe('docwright mcp through the MCP SDK client', () => {
     })) as CallToolResult;
     assert.equal(invalid.isError, true, 'arguments are validated');
     assert.ok(!stderr.includes(key), 'the API key never reaches the server’s output');
+  });
+
+  test('the tools check their own bounds (prompt length, timeoutSeconds) before calling the API', async () => {
+    model.push(toolCall('finish', { title: 'Nothing', summary: 'Nothing to change.' }));
+    const { value: job } = parts<AgentJob>(
+      await client.callTool({ name: 'create_docs_job', arguments: { prompt: 'Check the intro' } }),
+    );
+    await client.callTool({ name: 'wait_for_docs_job', arguments: { id: job.id } }, undefined, {
+      timeout: 90_000,
+    });
+    const db = t.app.store.db;
+    const counts = async () => ({
+      jobs: (await db.selectFrom('jobs').select('id').where('project_id', '=', projectId).execute()).length,
+      runs: (await db.selectFrom('job_runs').select('id').where('job_id', '=', job.id).execute()).length,
+    });
+    const before = await counts();
+    const refusals: [string, Record<string, unknown>, RegExp][] = [
+      ['create_docs_job', { prompt: 'x'.repeat(MAX_PROMPT_CHARS + 1) }, /prompt/],
+      ['create_docs_job', { prompt: ' \n\t ' }, /prompt/],
+      ['send_docs_job_message', { id: job.id, prompt: 'x'.repeat(MAX_PROMPT_CHARS + 1) }, /prompt/],
+      ['wait_for_docs_job', { id: job.id, timeoutSeconds: MAX_WAIT_SECONDS + 1 }, /timeoutSeconds/],
+      ['wait_for_docs_job', { id: job.id, timeoutSeconds: 0 }, /timeoutSeconds/],
+      ['wait_for_docs_job', { id: job.id, timeoutSeconds: 1.5 }, /timeoutSeconds/],
+    ];
+    for (const [name, args, field] of refusals) {
+      const what = `${name} ${JSON.stringify(args).slice(0, 80)}`;
+      const result = parts(await client.callTool({ name, arguments: args }));
+      assert.equal(result.isError, true, what);
+      assert.match(result.summary, /Input validation error: Invalid arguments for tool/, what);
+      assert.match(result.summary, field, what);
+    }
+    assert.deepEqual(await counts(), before, 'no job and no follow-up was created');
+    model.push(toolCall('finish', { title: 'Nothing', summary: 'Still nothing to change.' }));
+    const longest = parts<AgentJob>(
+      await client.callTool({
+        name: 'send_docs_job_message',
+        arguments: { id: job.id, prompt: 'x'.repeat(MAX_PROMPT_CHARS) },
+      }),
+    );
+    assert.equal(longest.isError, false, longest.summary);
+    await client.callTool({ name: 'wait_for_docs_job', arguments: { id: job.id } }, undefined, {
+      timeout: 90_000,
+    });
   });
 
   // The server URL has a default (the local server, SPEC §11 / issue 11); the key has none.

@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
+import { newWebhookDeliveryId } from '../../src/ids.ts';
 import { failRuns, finishRun, type RunOutcome } from '../../src/jobs/transitions.ts';
+import { anyDeliveryDue, claimDueDeliveries } from '../../src/webhooks/claim.ts';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
 import { enqueueJobMessage } from '../../src/webhooks/enqueue.ts';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS, retryDelayMs } from '../../src/webhooks/schedule.ts';
@@ -479,6 +481,124 @@ describe('webhooks (in process)', () => {
     await assert.rejects(t.app.webhooks.listDeliveries(p.projectId, { limit: 500 }), {
       code: 'invalid-request',
     });
+  });
+
+  test('claims go round the endpoints, first attempts before retries, at most two in flight per endpoint', async () => {
+    const endpoint = async (name: string) =>
+      (
+        await t.app.webhooks.createEndpoint(p.projectId, {
+          url: `${receiver.url}/${name}`,
+          events: ['job.created'],
+        })
+      ).id;
+    const [a, b, c] = [await endpoint('a'), await endpoint('b'), await endpoint('c')];
+    await createJob();
+    try {
+      // One delivery each; `a` gets a backlog of three more.
+      const [first] = await deliveries();
+      for (let i = 0; i < 3; i++) {
+        await db()
+          .insertInto('webhook_deliveries')
+          .values({ ...first!, id: newWebhookDeliveryId(), endpoint_id: a })
+          .execute();
+      }
+      // Oldest first: a's backlog, then c's retry, then b's first attempt.
+      const base = clock().getTime() - 60_000;
+      const due = (ms: number) => new Date(base + ms).toISOString();
+      let n = 0;
+      for (const d of await deliveries()) {
+        const at = d.endpoint_id === a ? due(n++) : d.endpoint_id === c ? due(5) : due(10);
+        await db()
+          .updateTable('webhook_deliveries')
+          .set({ next_attempt_at: at, attempts: d.endpoint_id === c ? 1 : 0 })
+          .where('id', '=', d.id)
+          .execute();
+      }
+      const claim = async (limit: number) => {
+        const claimed = await claimDueDeliveries(t.app.store, {
+          owner: 'test-claimer',
+          now: clock(),
+          leaseMs: 60_000,
+          limit,
+          perEndpoint: 2,
+        });
+        return claimed.map((d) => ({ [a]: 'a', [b]: 'b', [c]: 'c' })[d.endpoint_id]).sort();
+      };
+      assert.deepEqual(
+        await claim(2),
+        ['a', 'b'],
+        "a's oldest, then b: a first attempt at an endpoint with none in flight",
+      );
+      assert.deepEqual(await claim(10), ['a', 'c'], "a's second; the rest of a's backlog waits");
+      assert.deepEqual(await claim(10), [], 'a has two in flight');
+      // The read that spares SQLite's write lock on a wake-up agrees: nothing a claim would take.
+      assert.equal(await anyDeliveryDue(db(), clock(), 2), false);
+      assert.equal(await anyDeliveryDue(db(), clock(), 3), true);
+    } finally {
+      await finishJob(completed);
+    }
+  });
+
+  test('endpoints that hang do not hold up another project’s delivery: claims go round the endpoints, a few each', async () => {
+    // 20 endpoints of this project that never answer, with two messages each, queued first.
+    receiver.answer(...Array.from({ length: 100 }, () => ({ status: 200, hang: true })));
+    for (let i = 0; i < 20; i++) {
+      const url = `${receiver.url}/dead/${i}`;
+      await t.app.webhooks.createEndpoint(p.projectId, { url, events: ['job.created'] });
+    }
+    await createJob();
+    await createJob();
+    // One healthy endpoint of another project, whose message comes last.
+    const q = await seedProject(t.app, { rateLimit: 1000 });
+    try {
+      const url = `${other.url}/healthy`;
+      await t.app.webhooks.createEndpoint(q.projectId, { url, events: ['job.created'] });
+      await t.app.jobs.create(q.projectId, { prompt: 'Document the other flag' });
+      // The time limit outlasts the test: the dead endpoints hang for as long as it runs.
+      startDispatcher({ timeoutMs: 600_000, slowAfterMs: 200 });
+
+      const [healthy] = await other.waitFor(1);
+      assert.equal(healthy!.path, '/healthy');
+      const rows = await deliveries();
+      assert.equal(rows.length, 40);
+      assert.ok(
+        rows.every((d) => d.status === 'pending' || d.status === 'sending'),
+        'no delivery to a dead endpoint has ended: they all still hang',
+      );
+      const ended = await db()
+        .selectFrom('webhook_attempts')
+        .select('delivery_id')
+        .where(
+          'delivery_id',
+          'in',
+          rows.map((d) => d.id),
+        )
+        .execute();
+      assert.deepEqual(ended, [], 'no attempt to a dead endpoint has finished');
+      // Claimed round the endpoints: every dead endpoint's first delivery in flight was claimed
+      // no later than any endpoint's second; none has more than two.
+      const places = new Map<string, string[]>();
+      for (const d of rows.filter((r) => r.status === 'sending'))
+        places.set(d.endpoint_id, [...(places.get(d.endpoint_id) ?? []), d.updated_at].sort());
+      assert.equal(places.size, 20, 'every dead endpoint has a delivery in flight');
+      assert.ok(
+        [...places.values()].every((times) => times.length <= 2),
+        'at most two in flight per endpoint',
+      );
+      const lastFirst = [...places.values()]
+        .map((times) => times[0]!)
+        .sort()
+        .at(-1)!;
+      const seconds = [...places.values()].flatMap((times) => times.slice(1));
+      assert.ok(
+        seconds.every((at) => at >= lastFirst),
+        `a second delivery was claimed at ${seconds.sort()[0]}, before an endpoint's first at ${lastFirst}`,
+      );
+    } finally {
+      // Their runs end here, not in a later test's finishJob.
+      for (let i = 0; i < 3; i++) await finishJob(completed);
+      rmSync(q.repository, { recursive: true, force: true });
+    }
   });
 
   test('stop() hands a delivery in flight back, due at once and its attempt not counted', async () => {

@@ -6,6 +6,7 @@
  */
 import type { Redact } from '../../redact.ts';
 import { sleep } from '../../retry.ts';
+import { isWebLink } from '../../web-link.ts';
 import {
   type AccessReport,
   type CodeHost,
@@ -159,19 +160,38 @@ export async function openOrReusePullRequest(steps: {
   signal?: AbortSignal | undefined;
 }): Promise<PullRequestRef & { outcome: PullRequestOutcome }> {
   const existing = await steps.find();
-  if (existing) return { ...existing, outcome: 'found' };
+  if (existing) return withWebLink(existing, 'found');
+  let created: PullRequestRef;
   try {
-    return { ...(await steps.create()), outcome: 'created' };
+    created = await steps.create();
   } catch (error) {
     if (!steps.isAlreadyExists(error)) throw error;
     const { baseDelayMs, maxDelayMs } = steps.policy;
     for (let lookup = 1; lookup <= LOOKUPS_AFTER_CONFLICT; lookup++) {
       if (lookup > 1) await sleep(Math.min(maxDelayMs, baseDelayMs * 2 ** (lookup - 2)), steps.signal);
       const found = await steps.find();
-      if (found) return { ...found, outcome: 'conflict' };
+      if (found) return withWebLink(found, 'conflict');
     }
     throw error;
   }
+  return withWebLink(created, 'created');
+}
+
+/**
+ * The host's pull request, if its link is an http(s) URL. The link becomes the job's `prLink`,
+ * which clients open and the dashboard renders as a link: a `javascript:` one from a broken or
+ * hostile host fails the job (`pr-create-failed`, through the host's failure mapping) instead of
+ * reaching them. A job that completes without a link says that nothing changed, so completing
+ * would hide the pull request the host did open; the message names it.
+ */
+function withWebLink(pr: PullRequestRef, outcome: PullRequestOutcome) {
+  if (!isWebLink(pr.url)) {
+    const shown = JSON.stringify(String(pr.url).slice(0, 100));
+    throw new Error(
+      `the host answered #${pr.number} with a link that is not http(s) (${shown}); look for it on the host`,
+    );
+  }
+  return { ...pr, outcome };
 }
 
 /**
