@@ -14,6 +14,10 @@ export function fieldErrors(error: z.ZodError, prefix = ''): FieldError[] {
   });
 }
 
+/** Every offending field of a failed zod parse on one line: `field message; field message`. */
+export const fieldSummary = (fields: FieldError[]): string =>
+  fields.map((f) => `${f.field} ${f.message}`).join('; ');
+
 /**
  * Parses `value` with `schema` or throws one `invalid-request` error naming
  * every offending field.
@@ -22,7 +26,7 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, pre
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const fields = fieldErrors(result.error, prefix);
-  const summary = fields.map((f) => `${f.field} ${f.message}`).join('; ');
+  const summary = fieldSummary(fields);
   throw new DocwrightError('invalid-request', `invalid request: ${summary}`, { fields });
 }
 
