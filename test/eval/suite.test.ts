@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { parseDogBenchRubric, parseRubric } from '../../src/eval/rubric.ts';
-import { loadSuiteFolder } from '../../src/eval/suite.ts';
+import { loadBuiltinSuite, loadSuiteFolder } from '../../src/eval/suite.ts';
 import { type InvalidTask, isInvalid, type Task } from '../../src/eval/task.ts';
 import { temporaryDirectory } from '../helpers/temp.ts';
 
@@ -241,5 +241,26 @@ describe('rubrics', () => {
     assert.doesNotMatch(rubric.criteria[2]!.text, /Summary Table/, 'a heading ends the block');
     assert.match(rubric.guidance, /Semantic equivalents pass/);
     assert.throws(() => parseDogBenchRubric('### C1 — x\nno metadata\n'), /C1 has no \*\*Priority/);
+  });
+});
+
+describe('the built-in suite', () => {
+  test('at least 12 valid tasks, at least 4 of them no-changes, each with checks and a rubric', async () => {
+    const suite = await loadBuiltinSuite();
+    const tasks = suite.tasks.map((t) => {
+      assert.ok(!isInvalid(t), `${t.id}: ${isInvalid(t) ? t.error : ''}`);
+      return t;
+    });
+    assert.ok(tasks.length >= 12, `${tasks.length} tasks`);
+    assert.ok(tasks.filter((t) => t.expected === 'no-changes').length >= 4);
+    for (const task of tasks) {
+      assert.ok(task.checks.length > 0, `${task.id} has checks`);
+      assert.ok(task.rubric && task.rubric.criteria.length > 0, `${task.id} has a rubric`);
+      if (task.expected === 'patch')
+        assert.ok(
+          task.checks.some((c) => c.priority === 'P0' && c.scoring === 'requirement'),
+          `${task.id} has a P0 requirement`,
+        );
+    }
   });
 });
