@@ -14,6 +14,7 @@ import type { Command } from 'commander';
 import { modelEnvironment, resolveModel } from '../agent/models.ts';
 import { AgentFailure } from '../agent/types.ts';
 import { DocwrightError } from '../errors.ts';
+import { loadDogBench } from '../eval/dogbench.ts';
 import { type EvalRun, evalDocument, runEval } from '../eval/eval.ts';
 import { renderReport } from '../eval/report.ts';
 import type { TaskReport } from '../eval/run-task.ts';
@@ -30,6 +31,7 @@ interface EvalFlags {
   concurrency: number;
   json?: boolean;
   report?: string;
+  dogbench?: string;
 }
 
 const usage = (message: string) => new DocwrightError('invalid-request', message);
@@ -47,10 +49,14 @@ function checkModel(flag: string, id: string) {
   }
 }
 
-async function loadSuite(dir: string | undefined): Promise<Suite> {
+async function loadSuite(dir: string | undefined, flags: EvalFlags): Promise<Suite> {
+  if (dir !== undefined && flags.dogbench !== undefined)
+    throw usage('give SUITE_DIR or --dogbench DIR, not both');
   try {
+    if (flags.dogbench !== undefined) return await loadDogBench(flags.dogbench);
     return dir === undefined ? await loadBuiltinSuite() : await loadSuiteFolder(dir);
   } catch (error) {
+    if (error instanceof DocwrightError) throw error;
     throw usage(error instanceof Error ? error.message : String(error));
   }
 }
@@ -146,13 +152,14 @@ export function registerEvalCommand(program: Command): void {
     .option('--concurrency <n>', 'tasks run at once', positiveInt, 4)
     .option('--json', 'print the result as one JSON document')
     .option('--report <file.html>', 'write an HTML report: per task its score, checks and diff')
+    .option('--dogbench <dir>', 'run DogBench tasks: items.jsonl, rubrics.jsonl and local clones in DIR')
     .action(async (dir: string | undefined, flags: EvalFlags) => {
       const model = flags.model ?? process.env.DOCWRIGHT_MODEL;
       if (!model) throw usage('no model: pass --model provider/model or set DOCWRIGHT_MODEL');
       checkModel('--model', model);
       const judge = flags.judge ? { id: flags.judge, model: checkModel('--judge', flags.judge) } : null;
       if (flags.report) await checkReportPath(flags.report);
-      const suite = selectTasks(await loadSuite(dir), flags.tasks);
+      const suite = selectTasks(await loadSuite(dir, flags), flags.tasks);
 
       const interrupt = new AbortController();
       const onSignal = () => interrupt.abort(new Error('interrupted'));

@@ -424,6 +424,7 @@ describe('docwright eval, a real process against the scripted model', () => {
         /--tasks: no task nope in the suite/,
       ],
       [[path.join(suite, 'missing'), '--model', 'openai-compatible/x'], {}, /is not a folder/],
+      [[suite, '--dogbench', suite, '--model', 'openai-compatible/x'], {}, /not both/],
       [
         [suite, '--model', 'openai-compatible/x', '--report', '/nonexistent/dir/r.html'],
         {},
