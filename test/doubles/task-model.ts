@@ -8,7 +8,7 @@
  *   const model = await startOpenAIServer({ fallback: taskModel([{ match: 'Fix the typo', steps }]) });
  */
 import type { RecordedRequest, ReplyStep, ScriptEntry, ScriptStep } from './script.ts';
-import { httpError, toolCall } from './script.ts';
+import { httpError, reply, toolCall } from './script.ts';
 
 export interface TaskPlan {
   /** Text the task's instruction contains (and no other task's does). */
@@ -18,8 +18,11 @@ export interface TaskPlan {
 }
 
 export interface TaskModelOptions {
-  /** The judge's verdict on a criterion, given the prompt it received (default: passed). */
-  judge?: (prompt: string) => { passed: boolean; reason: string };
+  /**
+   * The judge's verdict on a criterion, given the prompt it received (default: passed); null
+   * answers with text and no verdict, as a judge that ignores the tool would.
+   */
+  judge?: (prompt: string) => { passed: boolean; reason: string } | null;
 }
 
 const text = (content: unknown): string =>
@@ -37,7 +40,8 @@ export function taskModel(plans: TaskPlan[], options: TaskModelOptions = {}): Sc
       (t) => t.function?.name,
     );
     if (tools.includes('verdict')) {
-      return toolCall('verdict', options.judge?.(prompt) ?? { passed: true, reason: 'The change does it.' });
+      const verdict = options.judge ? options.judge(prompt) : { passed: true, reason: 'The change does it.' };
+      return verdict ? toolCall('verdict', verdict) : reply('It looks fine to me.');
     }
     const plan = plans.find((p) => prompt.includes(p.match));
     if (!plan)

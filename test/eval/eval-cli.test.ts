@@ -8,7 +8,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type ScriptedServer, startOpenAIServer, toolCall } from '../doubles/openai-server.ts';
-import { reply } from '../doubles/script.ts';
+import { httpError, reply } from '../doubles/script.ts';
 import { taskModel } from '../doubles/task-model.ts';
 import { cleanEnv, runCli } from '../helpers/process.ts';
 import { temporaryDirectory } from '../helpers/temp.ts';
@@ -55,7 +55,7 @@ function makeSuite(): string {
     'code/base/limits.py': 'HOURLY_LIMIT = 50\n',
     'code/head/limits.py': 'HOURLY_LIMIT = 100\n',
     'rubric.md':
-      '# Rubric\n\n- [P0] The limits page gives the new limit, 100 jobs per hour.\n- [P1] JUDGE-FAIL The page explains why the limit exists.\n- [P2 deduction] Nothing but the limit changes.\n',
+      '# Rubric\n\n- [P0] The limits page gives the new limit, 100 jobs per hour.\n- [P1] JUDGE-FAIL The page explains why the limit exists.\n- [P2 deduction] Nothing but the limit changes.\n- [P2] JUDGE-SILENT The tone matches.\n',
   });
   write(path.join(dir, 'refactor'), {
     'task.json': JSON.stringify({
@@ -91,6 +91,15 @@ function makeSuite(): string {
     'task.json': JSON.stringify({
       id: 'slow',
       instruction: 'Take your time.',
+      expected: 'patch',
+      checks: [req('changed', 'P0')],
+    }),
+    ...DOCS,
+  });
+  write(path.join(dir, 'refused'), {
+    'task.json': JSON.stringify({
+      id: 'refused',
+      instruction: 'The model API refuses this one.',
       expected: 'patch',
       checks: [req('changed', 'P0')],
     }),
@@ -138,6 +147,7 @@ const PLANS = [
   },
   // A model that takes its time: the evaluation is interrupted while it thinks.
   { match: 'Take your time', steps: [{ ...toolCall('read_file', { path: 'index.mdx' }), delayMs: 60_000 }] },
+  { match: 'The model API refuses', steps: [httpError(401, { message: 'Incorrect API key provided.' })] },
   // Three turns without a tool call: the agent gives up and the job fails.
   { match: 'page about quotas', steps: [reply('Hmm.'), reply('Let me think.'), reply('I cannot.')] },
 ];
@@ -169,10 +179,11 @@ describe('docwright eval, a real process against the scripted model', () => {
   before(async () => {
     model = await startOpenAIServer({
       fallback: taskModel(PLANS, {
-        judge: (prompt) => ({
-          passed: !prompt.includes('JUDGE-FAIL'),
-          reason: 'As the rubric says. <b>bold</b>',
-        }),
+        // A criterion marked JUDGE-SILENT gets a judge that answers in prose, without a verdict.
+        judge: (prompt) =>
+          prompt.includes('JUDGE-SILENT')
+            ? null
+            : { passed: !prompt.includes('JUDGE-FAIL'), reason: 'As the rubric says.' },
       }),
     });
     suite = makeSuite();
@@ -303,6 +314,15 @@ describe('docwright eval, a real process against the scripted model', () => {
     assert.deepEqual(leftovers(), []);
   });
 
+  test('a task the model cannot be used for "could not run": it fails, and the exit status is 1', async () => {
+    const run = await eval_([suite, '--model', 'openai-compatible/scripted', '--tasks', 'refused', '--json']);
+    assert.equal(run.code, 1, run.stderr);
+    const [task] = (JSON.parse(run.stdout) as EvalJson).tasks;
+    assert.equal(task!.outcome, 'failed');
+    assert.equal(task!.score, 0);
+    assert.match(task!.error!, /^model-auth-failed: /);
+  });
+
   test('--judge: each rubric criterion rated by the judge model, counted like a check of its priority', async () => {
     const before = model.requests.length;
     const run = await eval_([
@@ -341,13 +361,24 @@ describe('docwright eval, a real process against the scripted model', () => {
           scoring: 'deduction',
           passed: true,
         },
+        {
+          type: 'judge',
+          criterion: 'JUDGE-SILENT The tone matches.',
+          priority: 'P2',
+          scoring: 'requirement',
+          passed: false,
+        },
       ],
     );
-    assert.equal(task!.score, 73.3, '(8 + 3 of the judge) of (10 + 5) requirement points');
+    assert.equal(
+      task!.score,
+      68.8,
+      '(8 + 3 of the judge) of (10 + 6) requirement points; no verdict counts as failed',
+    );
     const judged = model.requests
       .slice(before)
       .filter((r) => r.body.model === 'openai-compatible/judge' || r.body.model === 'judge');
-    assert.equal(judged.length, 3, 'one call per criterion');
+    assert.equal(judged.length, 5, 'one call per criterion, and a second try for the one given no verdict');
     const prompt = JSON.stringify(judged[0]!.body.messages);
     assert.match(prompt, /\+A project may create 100 jobs per hour/, 'the judge sees the diff the job made');
     assert.match(prompt, /The limits page gives the new limit/);
