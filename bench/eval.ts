@@ -7,17 +7,15 @@
  * the double saw it (the rest is docwright: repositories, jobs, checkouts, agent processes, git).
  * Target: the suite finishes in under 2 minutes on the team's 2-core machine.
  */
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startOpenAIServer } from '../test/doubles/openai-server.ts';
 import { taskModel } from '../test/doubles/task-model.ts';
 import { builtinPlans } from '../test/eval/builtin-solutions.ts';
+import { runCli } from '../test/helpers/process.ts';
 
 const { values: args } = parseArgs({
   options: { runs: { type: 'string', default: '3' }, concurrency: { type: 'string', default: '4' } },
 });
-const BIN = path.resolve(import.meta.dirname, '../bin/docwright.js');
 
 const model = await startOpenAIServer({ fallback: taskModel(await builtinPlans()) });
 const seconds: number[] = [];
@@ -25,30 +23,15 @@ try {
   for (let run = 1; run <= Number(args.runs); run++) {
     const firstRequest = model.requests.length;
     const started = performance.now();
-    const child = spawn(
-      process.execPath,
-      [BIN, 'eval', '--model', 'openai-compatible/scripted', '--concurrency', args.concurrency, '--json'],
-      {
-        env: {
-          ...process.env,
-          DOCWRIGHT_OPENAI_COMPATIBLE_BASE_URL: model.url,
-          DOCWRIGHT_LOG_LEVEL: 'error',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
+    const result = await runCli(
+      ['eval', '--model', 'openai-compatible/scripted', '--concurrency', args.concurrency, '--json'],
+      { DOCWRIGHT_OPENAI_COMPATIBLE_BASE_URL: model.url, DOCWRIGHT_LOG_LEVEL: 'error' },
+      '',
+      { timeoutMs: 600_000 },
     );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const code = await new Promise((resolve) => child.on('close', resolve));
     const elapsed = (performance.now() - started) / 1000;
-    if (code !== 0) throw new Error(`docwright eval exited ${code}:\n${stderr}`);
-    const summary = (JSON.parse(stdout) as { summary: { tasks: number; composite: number } }).summary;
+    if (result.code !== 0) throw new Error(`docwright eval exited ${result.code}:\n${result.stderr}`);
+    const summary = (JSON.parse(result.stdout) as { summary: { tasks: number; composite: number } }).summary;
     const modelMs = model.requests
       .slice(firstRequest)
       .reduce((sum, r) => sum + ((r.served.end ?? r.served.start) - r.served.start), 0);

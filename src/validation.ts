@@ -51,6 +51,17 @@ export const branchPrefix = () =>
 /** `provider/model-id` for the providers of SPEC §7. */
 export const MODEL_PATTERN = /^(anthropic|openai|openai-compatible)\/[A-Za-z0-9._:@/-]{1,200}$/;
 
+/** A path inside a repository: relative, POSIX, never through `..`. */
+export const relativePath = () =>
+  z
+    .string()
+    .min(1)
+    .max(500)
+    .refine(
+      (p) => !p.startsWith('/') && !p.split('/').includes('..') && !p.includes('\\') && !p.includes('\0'),
+      { message: 'must be a relative POSIX path inside the repository' },
+    );
+
 /** A glob the agent's matcher accepts (src/glob.ts). */
 export const globPattern = () =>
   z

@@ -27,6 +27,7 @@ async function writeTree(tree: Tree, target: string, signal?: AbortSignal): Prom
         filter: (source) => path.basename(source) !== '.git',
       });
     }
+    for (const patch of tree.patches ?? []) await git(['apply', '--', patch], { cwd: target, signal });
     return;
   }
   // A commit of a local clone: its files through an index of our own, so the clone is not touched.

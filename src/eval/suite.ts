@@ -24,6 +24,11 @@ class TaskFileError extends Error {
   }
 }
 
+const isFile = (file: string) =>
+  stat(file).then(
+    (s) => s.isFile(),
+    () => false,
+  );
 const isDirectory = (dir: string) =>
   stat(dir).then(
     (s) => s.isDirectory(),
@@ -170,9 +175,9 @@ export async function loadSuiteFolder(dir: string): Promise<Suite> {
 /**
  * The built-in suite (src/eval/builtin/): one small product written for docwright, and tasks on
  * it. The product's docs site and code repository are written once (`product/docs/`,
- * `product/code/`); each task folder under `tasks/` holds its task.json and rubric.md, the files
- * its docs differ in (`docs-overlay/`, e.g. a page with a typo) and, for a code change, the files
- * the change's head differs in (`change/`).
+ * `product/code/`); each task folder under `tasks/` holds its task.json and rubric.md, and as
+ * patches to the product what its docs differ in (`docs.patch`, e.g. a page with a typo) and its
+ * code change (`change.patch`).
  */
 export const BUILTIN_SUITE_DIR = path.join(import.meta.dirname, 'builtin');
 
@@ -184,20 +189,19 @@ export async function loadBuiltinSuite(): Promise<Suite> {
     .filter((e) => e.isDirectory())
     .map((e) => path.join(tasksDir, e.name))
     .sort();
-  const overlays = (dir: string) => async (): Promise<TaskTrees> => {
-    const docsOverlay = path.join(dir, 'docs-overlay');
-    const change = path.join(dir, 'change');
+  const patched = (dir: string) => async (): Promise<TaskTrees> => {
+    const patch = async (name: string) =>
+      (await isFile(path.join(dir, name))) ? [path.join(dir, name)] : [];
     const code = [path.join(product, 'code')];
+    const change = await patch('change.patch');
     return {
-      docs: {
-        kind: 'folders',
-        dirs: [path.join(product, 'docs'), ...((await isDirectory(docsOverlay)) ? [docsOverlay] : [])],
-      },
+      docs: { kind: 'folders', dirs: [path.join(product, 'docs')], patches: await patch('docs.patch') },
       required: [],
-      code: (await isDirectory(change))
-        ? { base: { kind: 'folders', dirs: code }, head: { kind: 'folders', dirs: [...code, change] } }
-        : null,
+      code:
+        change.length > 0
+          ? { base: { kind: 'folders', dirs: code }, head: { kind: 'folders', dirs: code, patches: change } }
+          : null,
     };
   };
-  return { name: 'builtin', tasks: await loadTasks(dirs, overlays) };
+  return { name: 'builtin', tasks: await loadTasks(dirs, patched) };
 }

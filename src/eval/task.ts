@@ -7,8 +7,7 @@
  */
 import { RE2JS } from 're2js';
 import { z } from 'zod';
-import { compileGlob } from '../glob.ts';
-import { fieldErrors, fieldSummary } from '../validation.ts';
+import { fieldErrors, fieldSummary, globPattern, relativePath } from '../validation.ts';
 import type { Rubric } from './rubric.ts';
 import type { Expected, Priority, Scoring } from './score.ts';
 
@@ -29,13 +28,13 @@ export interface Check {
 }
 
 /**
- * Where a tree of files comes from: folders laid over each other (later ones win, as the built-in
- * suite's per-task overlays over its product); or a commit of a local git repository, with
- * `paths` taken from another commit (`from`: DogBench's code head is its base plus the paths of
- * the change).
+ * Where a tree of files comes from: folders laid over each other (later ones win), then patches
+ * applied in order (the built-in suite's tasks are patches to one product); or a commit of a
+ * local git repository, with `paths` taken from another commit (`from`: DogBench's code head is
+ * its base plus the paths of the change).
  */
 export type Tree =
-  | { kind: 'folders'; dirs: string[] }
+  | { kind: 'folders'; dirs: string[]; patches?: string[] }
   | { kind: 'commit'; repository: string; commit: string; from?: { commit: string; paths: string[] } };
 
 export interface Task {
@@ -80,32 +79,10 @@ export function compilePattern(pattern: string): RE2JS {
   return RE2JS.compile(pattern, RE2JS.MULTILINE);
 }
 
-const relativePath = z
-  .string()
-  .min(1)
-  .max(500)
-  .refine(
-    (p) => !p.startsWith('/') && !p.split('/').includes('..') && !p.includes('\\') && !p.includes('\0'),
-    {
-      message: 'must be a relative POSIX path inside the docs repository',
-    },
-  );
-
 const check = z
   .strictObject({
     type: z.enum(CHECK_TYPES),
-    path: z
-      .string()
-      .min(1)
-      .max(500)
-      .superRefine((value, ctx) => {
-        try {
-          compileGlob(value);
-        } catch (error) {
-          ctx.addIssue({ code: 'custom', message: (error as Error).message });
-        }
-      })
-      .optional(),
+    path: globPattern().optional(),
     pattern: z
       .string()
       .min(1)
@@ -146,7 +123,7 @@ const taskJson = z
     id: z.string().regex(TASK_ID, 'must be letters, digits, ".", "_" or "-" (at most 100)'),
     instruction: z.string().trim().min(1).max(50_000),
     expected: z.enum(['patch', 'no-changes']),
-    docsDir: relativePath.optional(),
+    docsDir: relativePath().optional(),
     change: z
       .strictObject({ title: z.string().trim().min(1).max(500), description: z.string().max(50_000) })
       .optional(),

@@ -6,7 +6,14 @@ import { newProjectId } from '../ids.ts';
 import { processSecrets } from '../redact.ts';
 import type { Store } from '../store/database.ts';
 import type { ProjectRow } from '../store/schema.ts';
-import { branchName, branchPrefix, globPattern, MODEL_PATTERN, parseOrThrow } from '../validation.ts';
+import {
+  branchName,
+  branchPrefix,
+  globPattern,
+  MODEL_PATTERN,
+  parseOrThrow,
+  relativePath,
+} from '../validation.ts';
 import { HOSTS, type HostKind, parseRepository } from './repository.ts';
 import type { SecretBox } from './secret-box.ts';
 
@@ -25,16 +32,6 @@ export const DEFAULT_WRITABLE = [
   'astro.config.*',
 ];
 
-const relativePath = z
-  .string()
-  .min(1)
-  .max(500)
-  .refine(
-    (p) => !p.startsWith('/') && !p.split('/').includes('..') && !p.includes('\\') && !p.includes('\0'),
-    {
-      message: 'must be a relative POSIX path inside the repository',
-    },
-  );
 const model = z
   .string()
   .regex(MODEL_PATTERN, 'must be provider/model-id with provider anthropic, openai or openai-compatible');
@@ -54,7 +51,7 @@ const projectFields = {
   openaiApiKey: z.string().min(1).max(1000).nullable(),
   openaiCompatibleApiKey: z.string().min(1).max(1000).nullable(),
   ref: branchName(),
-  docsDir: relativePath,
+  docsDir: relativePath(),
   writable: z.array(globPattern()).min(1).max(100),
   model: model.nullable(),
   allowedModels: z.array(model).max(50),

@@ -100,7 +100,10 @@ describe('a suite folder: each malformed task is invalid, naming its file and th
       errorOf(tasks.get('bad-regex')),
       /^task\.json: checks\.0\.pattern invalid regular expression/,
     );
-    assert.match(errorOf(tasks.get('bad-glob')), /^task\.json: checks\.0\.path invalid glob/);
+    assert.match(
+      errorOf(tasks.get('bad-glob')),
+      /^task\.json: checks\.0\.path must be a glob such as \*\*\/\*\.mdx \(invalid glob/,
+    );
     assert.match(
       errorOf(tasks.get('requirement-points')),
       /^task\.json: checks\.0\.points applies only to deductions/,
