@@ -52,13 +52,8 @@ function checkModel(flag: string, id: string) {
 async function loadSuite(dir: string | undefined, flags: EvalFlags): Promise<Suite> {
   if (dir !== undefined && flags.dogbench !== undefined)
     throw usage('give SUITE_DIR or --dogbench DIR, not both');
-  try {
-    if (flags.dogbench !== undefined) return await loadDogBench(flags.dogbench);
-    return dir === undefined ? await loadBuiltinSuite() : await loadSuiteFolder(dir);
-  } catch (error) {
-    if (error instanceof DocwrightError) throw error;
-    throw usage(error instanceof Error ? error.message : String(error));
-  }
+  if (flags.dogbench !== undefined) return loadDogBench(flags.dogbench);
+  return dir === undefined ? loadBuiltinSuite() : loadSuiteFolder(dir);
 }
 
 function selectTasks(suite: Suite, ids: string[] | undefined): Suite {
@@ -80,11 +75,7 @@ async function checkReportPath(file: string): Promise<void> {
   } catch {
     throw usage(`--report ${file}: cannot write into ${dir}`);
   }
-  try {
-    if (statSync(file).isDirectory()) throw usage(`--report ${file}: is a folder`);
-  } catch (error) {
-    if (error instanceof DocwrightError) throw error;
-  }
+  if (statSync(file, { throwIfNoEntry: false })?.isDirectory()) throw usage(`--report ${file}: is a folder`);
 }
 
 const taskLine = (r: TaskReport): string => {
@@ -165,10 +156,10 @@ export function registerEvalCommand(program: Command): void {
       const onSignal = () => interrupt.abort(new Error('interrupted'));
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
-      const shown = progress(suite.tasks.length);
       process.stderr.write(
         `docwright eval: ${suite.tasks.length} tasks of ${suite.name} with ${model}${judge ? `, judged by ${judge.id}` : ''} (Ctrl-C stops and cleans up)\n`,
       );
+      const shown = progress(suite.tasks.length);
       let run: EvalRun;
       try {
         run = await runEval({

@@ -27,6 +27,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { DocwrightError } from '../errors.ts';
 import { git } from '../git/git.ts';
 import { DEFAULT_WRITABLE } from '../projects/projects.ts';
 import { fieldErrors, fieldSummary } from '../validation.ts';
@@ -243,10 +244,10 @@ async function itemTask(
 export async function loadDogBench(dir: string): Promise<Suite> {
   const root = path.resolve(dir);
   const itemsFile = path.join(root, 'items.jsonl');
-  if (!(await exists(itemsFile))) throw new Error(`${dir} has no items.jsonl`);
+  if (!(await exists(itemsFile))) throw new DocwrightError('invalid-request', `${dir} has no items.jsonl`);
   const rubricsName = (await exists(path.join(root, 'rubrics.jsonl'))) ? 'rubrics.jsonl' : 'outcomes.jsonl';
   if (!(await exists(path.join(root, rubricsName))))
-    throw new Error(`${dir} has no rubrics.jsonl (nor outcomes.jsonl)`);
+    throw new DocwrightError('invalid-request', `${dir} has no rubrics.jsonl (nor outcomes.jsonl)`);
   const rubrics = await readRubrics(path.join(root, rubricsName), rubricsName);
   const tasks = await Promise.all(
     jsonLines(await readFile(itemsFile, 'utf8')).map(async (row): Promise<Task | InvalidTask> => {
@@ -260,6 +261,6 @@ export async function loadDogBench(dir: string): Promise<Suite> {
       }
     }),
   );
-  if (tasks.length === 0) throw new Error(`${dir}/items.jsonl holds no items`);
+  if (tasks.length === 0) throw new DocwrightError('invalid-request', `${dir}/items.jsonl holds no items`);
   return { name: root, tasks: withUniqueIds(tasks, 'items.jsonl') };
 }

@@ -61,6 +61,7 @@ export async function runEval(options: EvalOptions): Promise<EvalRun> {
       DOCWRIGHT_DATA_DIR: path.join(workDir, 'data'),
       DOCWRIGHT_WORKER_CONCURRENCY: String(options.concurrency),
       DOCWRIGHT_PROJECT_CONCURRENCY: String(options.concurrency),
+      // Each task's project runs one job: no mirror is worth keeping after it.
       DOCWRIGHT_MIRROR_MAX_MB: '0',
     });
     // The worker's log would tear the progress line: only errors, on stderr.

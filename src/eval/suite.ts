@@ -8,6 +8,7 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { DocwrightError } from '../errors.ts';
 import { parseRubric, type Rubric } from './rubric.ts';
 import { type InvalidTask, parseTaskJson, type Task, type TaskJson, type Tree } from './task.ts';
 
@@ -158,7 +159,7 @@ export function withUniqueIds(tasks: (Task | InvalidTask)[], file: string): (Tas
 /** The suite in `dir`: its task folders (sorted by name), or `dir` itself when it is one. */
 export async function loadSuiteFolder(dir: string): Promise<Suite> {
   const root = path.resolve(dir);
-  if (!(await isDirectory(root))) throw new Error(`${dir} is not a folder`);
+  if (!(await isDirectory(root))) throw new DocwrightError('invalid-request', `${dir} is not a folder`);
   let dirs: string[];
   if ((await readOptional(path.join(root, 'task.json'))) !== undefined) dirs = [root];
   else {
@@ -168,7 +169,8 @@ export async function loadSuiteFolder(dir: string): Promise<Suite> {
       .map((e) => path.join(root, e.name))
       .sort();
   }
-  if (dirs.length === 0) throw new Error(`${dir} holds no task folders (folders with a task.json)`);
+  if (dirs.length === 0)
+    throw new DocwrightError('invalid-request', `${dir} holds no task folders (folders with a task.json)`);
   return { name: root, tasks: await loadTasks(dirs, folderTrees) };
 }
 
