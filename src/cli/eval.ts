@@ -115,6 +115,7 @@ function progress(total: number) {
 function human(run: EvalRun): string {
   const s = run.summary;
   const figure = (v: number | null, unit = '') => (v === null ? '—' : `${v}${unit}`);
+  const tasks = (n: number, kind: string) => `${n} ${kind} task${n === 1 ? '' : 's'}`;
   const rows = run.tasks.map((t) => [
     t.id,
     t.expected ?? '—',
@@ -126,7 +127,7 @@ function human(run: EvalRun): string {
   return [
     table(['TASK', 'EXPECTED', 'OUTCOME', 'SCORE', 'P0 CLEAN', 'TIME'], rows),
     '',
-    `composite ${figure(s.composite)} · D ${figure(s.D)} (${s.patchTasks} patch tasks) · N ${figure(s.N, '%')} (${s.noChangeTasks} no-change tasks) · P0 clean ${figure(s.p0CleanRate, '%')}`,
+    `composite ${figure(s.composite)} · D ${figure(s.D)} (${tasks(s.patchTasks, 'patch')}) · N ${figure(s.N, '%')} (${tasks(s.noChangeTasks, 'no-change')}) · P0 clean ${figure(s.p0CleanRate, '%')}`,
     `${s.tasks} tasks · ${s.tokens.input} tokens in, ${s.tokens.output} out · ${s.seconds} s · model ${run.model}${run.judge ? ` · judge ${run.judge}` : ''}`,
     ...run.tasks.filter((t) => t.error).map((t) => `${t.id}: ${t.error}`),
   ].join('\n');
