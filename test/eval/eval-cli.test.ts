@@ -7,6 +7,8 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { launchBrowser, seriousViolations, tooWide } from '../dashboard/browser.ts';
 import { type ScriptedServer, startOpenAIServer, toolCall } from '../doubles/openai-server.ts';
 import { httpError, reply } from '../doubles/script.ts';
 import { taskModel } from '../doubles/task-model.ts';
@@ -405,6 +407,18 @@ describe('docwright eval, a real process against the scripted model', () => {
     assert.match(page, /limits\.mdx/);
     assert.ok(page.includes('>80<'), 'the score');
     assert.match(page, /checks\.0\.pattern is required/, "the invalid task's error");
+    // Accessible and usable on a phone, like the dashboard it takes its look from.
+    const browser = await launchBrowser();
+    try {
+      for (const width of [1280, 375]) {
+        const tab = await browser.newPage({ viewport: { width, height: 900 } });
+        await tab.goto(pathToFileURL(report).href);
+        assert.deepEqual(await seriousViolations(tab), [], `axe at ${width} px`);
+        assert.deepEqual(await tooWide(tab), [], `nothing too wide at ${width} px`);
+      }
+    } finally {
+      await browser.close();
+    }
   });
 
   test('Ctrl-C while a job runs: the run stops, exit status 130, and every temporary file is removed', async () => {
