@@ -14,6 +14,10 @@ export function fieldErrors(error: z.ZodError, prefix = ''): FieldError[] {
   });
 }
 
+/** Every offending field of a failed zod parse on one line: `field message; field message`. */
+export const fieldSummary = (fields: FieldError[]): string =>
+  fields.map((f) => `${f.field} ${f.message}`).join('; ');
+
 /**
  * Parses `value` with `schema` or throws one `invalid-request` error naming
  * every offending field.
@@ -22,7 +26,7 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, pre
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const fields = fieldErrors(result.error, prefix);
-  const summary = fields.map((f) => `${f.field} ${f.message}`).join('; ');
+  const summary = fieldSummary(fields);
   throw new DocwrightError('invalid-request', `invalid request: ${summary}`, { fields });
 }
 
@@ -57,6 +61,17 @@ export const commitEmail = () =>
 
 /** `provider/model-id` for the providers of SPEC §7. */
 export const MODEL_PATTERN = /^(anthropic|openai|openai-compatible)\/[A-Za-z0-9._:@/-]{1,200}$/;
+
+/** A path inside a repository: relative, POSIX, never through `..`. */
+export const relativePath = () =>
+  z
+    .string()
+    .min(1)
+    .max(500)
+    .refine(
+      (p) => !p.startsWith('/') && !p.split('/').includes('..') && !p.includes('\\') && !p.includes('\0'),
+      { message: 'must be a relative POSIX path inside the repository' },
+    );
 
 /** A glob the agent's matcher accepts (src/glob.ts). */
 export const globPattern = () =>

@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { DocwrightError } from '../errors.ts';
 import { VERSION } from '../version.ts';
 import { registerDoctorCommand } from './doctor.ts';
+import { registerEvalCommand } from './eval.ts';
 import { registerJobCommands } from './job.ts';
 import { registerKeyCommands } from './key.ts';
 import { registerMcpCommand } from './mcp.ts';
@@ -53,6 +54,7 @@ registerJobCommands(program);
 registerUserCommands(program);
 registerWebhookCommands(program);
 registerMcpCommand(program);
+registerEvalCommand(program);
 
 try {
   await program.parseAsync();

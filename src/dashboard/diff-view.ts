@@ -14,8 +14,11 @@ const fileName = (file: parseDiff.File): string => {
 
 const fileState = (file: parseDiff.File) => (file.new ? 'added' : file.deleted ? 'deleted' : undefined);
 
-/** The stored diff of a job, per file, with line numbers (SPEC §10). */
-export function renderDiff(diff: RunDiffRow | undefined, options: { rawHref: string }): Html {
+/**
+ * The stored diff of a job, per file, with line numbers (SPEC §10); `rawHref` links the raw diff
+ * (the dashboard has one; a report saved as a file has not).
+ */
+export function renderDiff(diff: RunDiffRow | undefined, options: { rawHref?: string }): Html {
   if (!diff) {
     return html`<p class="empty">No diff yet: the agent has not committed anything on this job.</p>`;
   }
@@ -23,7 +26,7 @@ export function renderDiff(diff: RunDiffRow | undefined, options: { rawHref: str
   const files = parseDiff(text);
   return html`<p class="small muted">${diff.files} file${diff.files === 1 ? '' : 's'} changed,
   <span class="add-count">+${diff.additions}</span> <span class="del-count">−${diff.deletions}</span>
-  against <code>${diff.base_commit.slice(0, 10)}</code> · <a href="${options.rawHref}">Raw diff</a></p>
+  against <code>${diff.base_commit.slice(0, 10)}</code>${options.rawHref && html` · <a href="${options.rawHref}">Raw diff</a>`}</p>
 ${diff.truncated ? html`<div class="alert" role="note">The diff is longer than 1 MiB; only its first part is shown. The pull request has all of it.</div>` : ''}
 ${files.map(
   (file, index) => html`<details class="diff-file" ${index < OPEN_FILES && html`open`}>

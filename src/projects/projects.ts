@@ -13,6 +13,7 @@ import {
   globPattern,
   MODEL_PATTERN,
   parseOrThrow,
+  relativePath,
 } from '../validation.ts';
 import { HOSTS, type HostKind, parseRepository } from './repository.ts';
 import type { SecretBox } from './secret-box.ts';
@@ -32,16 +33,6 @@ export const DEFAULT_WRITABLE = [
   'astro.config.*',
 ];
 
-const relativePath = z
-  .string()
-  .min(1)
-  .max(500)
-  .refine(
-    (p) => !p.startsWith('/') && !p.split('/').includes('..') && !p.includes('\\') && !p.includes('\0'),
-    {
-      message: 'must be a relative POSIX path inside the repository',
-    },
-  );
 const model = z
   .string()
   .regex(MODEL_PATTERN, 'must be provider/model-id with provider anthropic, openai or openai-compatible');
@@ -61,7 +52,7 @@ const projectFields = {
   openaiApiKey: z.string().min(1).max(1000).nullable(),
   openaiCompatibleApiKey: z.string().min(1).max(1000).nullable(),
   ref: branchName(),
-  docsDir: relativePath,
+  docsDir: relativePath(),
   writable: z.array(globPattern()).min(1).max(100),
   model: model.nullable(),
   allowedModels: z.array(model).max(50),

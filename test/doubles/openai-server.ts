@@ -33,6 +33,8 @@ export * from './script.ts';
 
 export interface OpenAIServerOptions {
   script?: ScriptEntry[];
+  /** Answers every request once the script is played out (see startScriptedServer). */
+  fallback?: ScriptEntry;
   /** The key requests must carry as `Authorization: Bearer …`; omit to accept any or none (like Ollama). */
   apiKey?: string;
 }
@@ -404,5 +406,6 @@ export function startOpenAIServer(options: OpenAIServerOptions = {}): Promise<Sc
       headers: responseHeaders,
     },
     options.script,
+    options.fallback,
   );
 }

@@ -148,9 +148,15 @@ export interface DoubleHandlers {
   headers(): Record<string, string>;
 }
 
+/**
+ * Starts a double that plays `script`, one step a request; once the script is played out,
+ * `fallback` (when given) answers every further request, e.g. a model that picks its answer from
+ * what the request carries, as several agents calling at once need.
+ */
 export async function startScriptedServer(
   handlers: DoubleHandlers,
   script: ScriptEntry[] = [],
+  fallback?: ScriptEntry,
 ): Promise<ScriptedServer> {
   const queue = [...script];
   const requests: RecordedRequest[] = [];
@@ -216,7 +222,7 @@ export async function startScriptedServer(
     const invalid = handlers.validate(request);
     if (invalid) return reject(invalid);
 
-    const entry = queue.shift();
+    const entry = queue.shift() ?? fallback;
     if (entry === undefined) {
       return reject({
         status: 400,

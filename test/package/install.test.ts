@@ -20,6 +20,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { AgentJob } from '../../src/client/types.ts';
 import { type ScriptedServer, startOpenAIServer, toolCall } from '../doubles/openai-server.ts';
+import { taskModel } from '../doubles/task-model.ts';
+import { builtinPlans } from '../eval/builtin-solutions.ts';
 import { createGitRepository } from '../helpers/app.ts';
 import { createTestDatabase, type TestDatabase, testDialect } from '../helpers/database.ts';
 import { cleanEnv, type ServerProcess, startServerProcess } from '../helpers/process.ts';
@@ -176,8 +178,36 @@ describe('the npm package, packed, installed globally and run from empty directo
     assert.equal(version.stdout, `${PACKAGE.version}\n`);
     assert.equal(version.stderr, '');
     const help = ok(await run(docwright, ['--help'], { cwd: empty, env }), '--help');
-    for (const command of ['serve', 'worker', 'migrate', 'project', 'key', 'job', 'doctor', 'user']) {
+    for (const command of ['serve', 'worker', 'migrate', 'project', 'key', 'job', 'doctor', 'user', 'eval']) {
       assert.match(help.stdout, new RegExp(`^  ${command}\\b`, 'm'), `--help lists ${command}`);
+    }
+  });
+
+  test('docwright eval runs the built-in suite, which ships in the package, through the installed pipeline', async () => {
+    const model = await startOpenAIServer({ fallback: taskModel(await builtinPlans()) });
+    try {
+      const result = await run(
+        docwright,
+        ['eval', '--model', 'openai-compatible/scripted', '--tasks', 'typo,internal-refactor', '--json'],
+        {
+          cwd: mkdtempSync(path.join(tmp, 'eval-cwd-')),
+          env: packageEnv({ HOME: path.join(tmp, 'home'), DOCWRIGHT_OPENAI_COMPATIBLE_BASE_URL: model.url }),
+          timeoutMs: 120_000,
+        },
+      );
+      const doc = JSON.parse(ok(result, 'docwright eval').stdout) as {
+        tasks: { id: string; score: number }[];
+      };
+      assert.deepEqual(
+        doc.tasks.map((t) => [t.id, t.score]),
+        [
+          ['internal-refactor', 100],
+          ['typo', 100],
+        ],
+      );
+      assert.ok(existsSync(path.join(installed, 'dist', 'eval', 'builtin', 'tasks', 'typo', 'task.json')));
+    } finally {
+      await model.close();
     }
   });
 

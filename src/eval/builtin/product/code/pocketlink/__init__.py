@@ -1,0 +1,3 @@
+"""Pocketlink: a tiny self-hosted link shortener."""
+
+__version__ = "1.4.0"

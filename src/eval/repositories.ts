@@ -1,0 +1,113 @@
+/**
+ * The temporary git repositories a task runs on: the docs repository (the project's, on the
+ * `local` host, so that the job pushes its branch back into it) and the code repository of a
+ * code change (a base commit and a head commit).
+ */
+import { cp, mkdir, readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { git } from '../git/git.ts';
+import type { Tree } from './task.ts';
+
+const IDENTITY = [
+  '-c',
+  'user.name=docwright eval',
+  '-c',
+  'user.email=eval@docwright.invalid',
+  '-c',
+  'commit.gpgsign=false',
+];
+
+/** Writes the files of `tree` into `target` (which exists); a `.git` in a folder is left out. */
+async function writeTree(tree: Tree, target: string, signal?: AbortSignal): Promise<void> {
+  if (tree.kind === 'folders') {
+    for (const dir of tree.dirs) {
+      await cp(dir, target, {
+        recursive: true,
+        force: true,
+        filter: (source) => path.basename(source) !== '.git',
+      });
+    }
+    for (const patch of tree.patches ?? []) await git(['apply', '--', patch], { cwd: target, signal });
+    return;
+  }
+  // A commit of a local clone: its files through an index of our own, so the clone is not touched.
+  const index = path.join(path.dirname(target), `.index-${path.basename(target)}`);
+  const options = { cwd: tree.repository, env: { GIT_INDEX_FILE: index }, signal };
+  try {
+    await git(['read-tree', tree.commit], options);
+    if (tree.from) {
+      // Each path as it is in the other commit; one that is not there is removed (mode 0).
+      const entries = await git(['ls-tree', '-r', '-z', tree.from.commit, '--', ...tree.from.paths], options);
+      const present = new Map<string, string>();
+      for (const entry of entries.split('\0').filter(Boolean)) {
+        const [meta, file] = entry.split('\t') as [string, string];
+        const [mode, , sha] = meta.split(' ');
+        present.set(file, `${mode} ${sha}\t${file}`);
+      }
+      const info = tree.from.paths.map((file) => present.get(file) ?? `0 ${'0'.repeat(40)}\t${file}`);
+      await git(['update-index', '-z', '--index-info'], {
+        ...options,
+        input: info.map((l) => `${l}\0`).join(''),
+      });
+    }
+    await git(['checkout-index', '--all', '--force', `--prefix=${target}${path.sep}`], options);
+  } finally {
+    await rm(index, { force: true });
+  }
+}
+
+/** Removes everything in `dir` but its `.git`. */
+async function clearWorkTree(dir: string): Promise<void> {
+  for (const name of await readdir(dir)) {
+    if (name !== '.git') await rm(path.join(dir, name), { recursive: true, force: true });
+  }
+}
+
+async function commitAll(dir: string, message: string, signal?: AbortSignal): Promise<string> {
+  await git(['add', '--all'], { cwd: dir, signal });
+  await git([...IDENTITY, 'commit', '--quiet', '--allow-empty', '--no-verify', '-F', '-'], {
+    cwd: dir,
+    input: message,
+    signal,
+  });
+  return (await git(['rev-parse', 'HEAD'], { cwd: dir, signal })).trim();
+}
+
+/** A repository at `dir` whose `main` holds `tree` in one commit; returns the commit. */
+export async function createRepository(
+  dir: string,
+  tree: Tree,
+  message: string,
+  signal?: AbortSignal,
+): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  await git(['init', '--quiet', '--initial-branch=main'], { cwd: dir, signal });
+  await writeTree(tree, dir, signal);
+  return commitAll(dir, message, signal);
+}
+
+export interface CodeChange {
+  dir: string;
+  base: string;
+  head: string;
+  /** The unified diff of base..head. */
+  diff: string;
+}
+
+/** The code repository of a task's code change: `base` committed, then `head` on top of it. */
+export async function createCodeRepository(
+  dir: string,
+  code: { base: Tree; head: Tree },
+  title: string,
+  signal?: AbortSignal,
+): Promise<CodeChange> {
+  const base = await createRepository(dir, code.base, 'Base', signal);
+  await clearWorkTree(dir);
+  await writeTree(code.head, dir, signal);
+  const head = await commitAll(dir, title, signal);
+  const diff = await git(['diff', '--no-color', '--no-ext-diff', '--find-renames', base, head, '--'], {
+    cwd: dir,
+    signal,
+  });
+  return { dir, base, head, diff };
+}

@@ -1,0 +1,57 @@
+/**
+ * A scripted model for `docwright eval`, where several agents (and the judge) call one model at
+ * once: each request is answered from what it carries rather than in arrival order. An agent's
+ * request gets the next step of the plan whose `match` its instruction (the first user message)
+ * contains — the step its conversation has reached, one per assistant turn so far. A judge's
+ * request (it offers the `verdict` tool) gets `judge`'s verdict on its prompt.
+ *
+ *   const model = await startOpenAIServer({ fallback: taskModel([{ match: 'Fix the typo', steps }]) });
+ */
+import type { RecordedRequest, ReplyStep, ScriptEntry, ScriptStep } from './script.ts';
+import { httpError, reply, toolCall } from './script.ts';
+
+export interface TaskPlan {
+  /** Text the task's instruction contains (and no other task's does). */
+  match: string;
+  /** The model's turns, in order. */
+  steps: ReplyStep[];
+}
+
+export interface TaskModelOptions {
+  /**
+   * The judge's verdict on a criterion, given the prompt it received (default: passed); null
+   * answers with text and no verdict, as a judge that ignores the tool would.
+   */
+  judge?: (prompt: string) => { passed: boolean; reason: string } | null;
+}
+
+const text = (content: unknown): string =>
+  typeof content === 'string'
+    ? content
+    : Array.isArray(content)
+      ? content.map((part: { text?: string }) => part.text ?? '').join('')
+      : '';
+
+export function taskModel(plans: TaskPlan[], options: TaskModelOptions = {}): ScriptEntry {
+  return (request: RecordedRequest): ScriptStep => {
+    const messages = (request.body.messages ?? []) as { role: string; content: unknown }[];
+    const prompt = text(messages.find((m) => m.role === 'user')?.content);
+    const tools = ((request.body.tools ?? []) as { function?: { name?: string } }[]).map(
+      (t) => t.function?.name,
+    );
+    if (tools.includes('verdict')) {
+      const verdict = options.judge ? options.judge(prompt) : { passed: true, reason: 'The change does it.' };
+      return verdict ? toolCall('verdict', verdict) : reply('It looks fine to me.');
+    }
+    const plan = plans.find((p) => prompt.includes(p.match));
+    if (!plan)
+      return httpError(400, {
+        message: `test double: no plan matches the instruction ${prompt.slice(0, 200)}`,
+      });
+    const turn = messages.filter((m) => m.role === 'assistant').length;
+    return (
+      plan.steps[turn] ??
+      httpError(400, { message: `test double: the plan for "${plan.match}" has no step ${turn + 1}` })
+    );
+  };
+}
