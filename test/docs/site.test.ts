@@ -11,7 +11,6 @@ import { promisify } from 'node:util';
 import { createProcessor } from '@mdx-js/mdx';
 import { parse as parseYaml } from 'yaml';
 import { detectSite } from '../../src/agent/site/detect.ts';
-import type { SiteInfo } from '../../src/agent/site/types.ts';
 import { validateChanges } from '../../src/agent/validate.ts';
 import { errorStatus } from '../../src/errors.ts';
 import { temporaryDirectory } from '../helpers/temp.ts';
@@ -31,23 +30,6 @@ function filesUnder(root: string, dir: string): string[] {
 
 // ------------------------------------------------------------------------------------------------
 // The site: the agent's validator, frontmatter, links
-
-/** The site as it was before any run: none. Validating every file against it is how one run that
- * created the whole site would be judged — every page must then be in the navigation too. */
-const noSiteYet = (root: string): SiteInfo => ({
-  kind: 'markdown',
-  root,
-  docsDir: DOCS,
-  configFile: null,
-  contentDir: DOCS,
-  navigation: null,
-  navPages: [],
-  missing: [],
-  pages: [],
-  pagesTruncated: false,
-  configError: null,
-  notes: [],
-});
 
 /** A node of the MDX syntax tree, as far as this file looks at it. */
 interface MdNode {
@@ -116,7 +98,10 @@ function outline(text: string): { links: string[]; anchors: Set<string> } {
 /** What is wrong with the docs site under `root`/docs; empty when nothing is. */
 async function siteProblems(root: string): Promise<string[]> {
   const files = filesUnder(root, DOCS);
-  const problems = await validateChanges(root, files, noSiteYet(root));
+  // The site before: none (an empty repository). Validating every file against it is how one run
+  // that created the whole site would be judged: every page must then be in the navigation too.
+  const before = await detectSite(temporaryDirectory('docwright-no-site-'), DOCS);
+  const problems = await validateChanges(root, files, before);
   const site = await detectSite(root, DOCS);
   if (site.kind !== 'mintlify' || site.configFile !== `${DOCS}/docs.json`) {
     problems.push(`${DOCS}/docs.json is not read as a Mintlify site (${site.kind}, ${site.configFile})`);
