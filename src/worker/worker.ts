@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { App } from '../app.ts';
 import type { WorkerSettings } from '../config.ts';
 import { toAgentJob } from '../jobs/job.ts';
@@ -16,6 +14,7 @@ import { type Lease, lostLeases, releaseLease, renewLease } from './lease.ts';
 import { removeOwnRunDirectory, removeStaleRunDirectories } from './run-directories.ts';
 import type { DeferTask, RunnableJob, Runner } from './runner.ts';
 import { sweepRuns, timeLimitError } from './sweeper.ts';
+import { goneWorkerProcess, newWorkerId } from './worker-identity.ts';
 
 /** How often checkouts left by processes that died are looked for. */
 const LEFTOVER_SWEEP_MS = 10 * 60_000;
@@ -23,7 +22,7 @@ const LEFTOVER_SWEEP_MS = 10 * 60_000;
 export interface WorkerOptions extends Partial<WorkerSettings> {
   /** Called once per run; see `Runner`. */
   runner: Runner;
-  /** Names this worker in leases and logs (default host-pid-random). */
+  /** Names this worker in leases and logs (default host-pid-random@machine: see worker-identity.ts). */
   workerId?: string;
   /** Fallback claim poll when no wake-up signal arrives (default 1 s). */
   pollMs?: number;
@@ -78,7 +77,7 @@ export class Worker {
     this.#app = app;
     this.#options = options;
     this.#settings = { ...app.config.worker, ...definedOnly(options) };
-    this.id = options.workerId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+    this.id = options.workerId ?? newWorkerId();
     this.#log = app.logger.child({ workerId: this.id });
     this.#claims = new ClaimLoop({
       task: 'claim',
@@ -168,7 +167,10 @@ export class Worker {
       maxAttempts: this.#settings.maxAttempts,
       jobTimeLimitMs: this.#settings.jobTimeLimitMs,
       queueTimeLimitMs: this.#settings.queueTimeLimitMs,
+      goneWorker: goneWorkerProcess,
     });
+    if (result.workerGone.length > 0)
+      this.#log.warn({ runs: result.workerGone }, 'recovering runs whose worker process is gone');
     if (result.requeued.length > 0) {
       this.#log.warn({ runs: result.requeued }, 'requeued runs whose worker stopped renewing its lease');
       await this.#app.signals.publish({ kind: 'run-queued' });
