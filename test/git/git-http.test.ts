@@ -97,6 +97,16 @@ const remoteSubjects = (range: string) =>
   server.git(repo(), 'log', '--format=%s', range).trim().split('\n').filter(Boolean);
 const repo = () => `docs${repoCount}`;
 
+/** Every branch of the remote with its tip. */
+const remoteRefs = () => server.git(repo(), 'for-each-ref', '--format=%(refname) %(objectname)');
+
+/** Gives the remote `develop` (a base other than the default branch) and `feature/theirs` (no branch of docwright's); returns its refs. */
+function branchesOfOthers(): string {
+  server.git(repo(), 'branch', 'develop', 'main');
+  server.git(repo(), 'branch', 'feature/theirs', 'main');
+  return remoteRefs();
+}
+
 function assertNoTempCheckouts() {
   assert.deepEqual(readdirSync(tmpRoot), [], 'every temporary checkout is removed');
 }
@@ -392,10 +402,7 @@ for (const way of WAYS)
     });
 
     test('the checkout refuses the base branch, the default branch and a branch docwright did not create', async () => {
-      server.git(repo(), 'branch', 'develop', 'main');
-      server.git(repo(), 'branch', 'feature/theirs', 'main');
-      const refs = () => server.git(repo(), 'for-each-ref', '--format=%(refname) %(objectname)');
-      const before = refs();
+      const before = branchesOfOthers();
       const checkout = (branch: string, ref = 'main') =>
         checkoutForRun({ remote, ref, branch, env: env(WRITE_TOKEN), tmpDir: tmpRoot, mirror, sparse });
       assert.match(
@@ -410,15 +417,12 @@ for (const way of WAYS)
         (await rejectsWith(checkout('feature/theirs'), 'branch-exists')).message,
         /feature\/theirs already exists and docwright did not create it/,
       );
-      assert.equal(refs(), before);
+      assert.equal(remoteRefs(), before);
       assertNoTempCheckouts();
     });
 
     test('the pusher refuses them too, whatever the checkout was made for (defence in depth)', async () => {
-      server.git(repo(), 'branch', 'develop', 'main');
-      server.git(repo(), 'branch', 'feature/theirs', 'main');
-      const refs = () => server.git(repo(), 'for-each-ref', '--format=%(refname) %(objectname)');
-      const before = refs();
+      const before = branchesOfOthers();
       const bypassed = async (ref: string, change: Partial<Checkout>, code: string) => {
         const checkout = await checkoutForRun({
           remote,
@@ -441,7 +445,7 @@ for (const way of WAYS)
       await bypassed('develop', { branch: 'main' }, 'branch-not-allowed');
       await bypassed('main', { branch: 'feature/theirs', existing: true }, 'branch-exists');
       await bypassed('main', { branch: 'feature/theirs' }, 'branch-exists');
-      assert.equal(refs(), before, 'nothing was pushed anywhere');
+      assert.equal(remoteRefs(), before, 'nothing was pushed anywhere');
       assertNoTempCheckouts();
     });
 

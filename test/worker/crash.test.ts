@@ -20,6 +20,16 @@ import {
 // A one-second lease keeps the wait for a lost worker's lease to expire short.
 const LEASE = { DOCWRIGHT_LEASE_SECONDS: '1' };
 const PASSWORD = 'correct horse battery staple';
+/** The transcript of a job whose first worker was killed and whose run a second worker finished. */
+const RECLAIMED = [
+  'job.created',
+  'run.started',
+  'test.sleeping',
+  'run.requeued',
+  'run.started',
+  'test.sleeping',
+  'job.completed',
+];
 
 describe(`worker crash on ${testDialect} (SPEC §9)`, () => {
   let t: TestApp;
@@ -82,15 +92,7 @@ describe(`worker crash on ${testDialect} (SPEC §9)`, () => {
       .execute();
     assert.deepEqual(
       events.map((e) => e.type),
-      [
-        'job.created',
-        'run.started',
-        'test.sleeping',
-        'run.requeued',
-        'run.started',
-        'test.sleeping',
-        'job.completed',
-      ],
+      RECLAIMED,
     );
     const requeued = events.find((e) => e.type === 'run.requeued')!;
     assert.deepEqual(JSON.parse(requeued.data), { reason: 'lease-expired', attempts: 1 });
@@ -134,15 +136,7 @@ describe(`worker crash on ${testDialect} (SPEC §9)`, () => {
     const events = await t.app.jobs.events(p.projectId, jobId, {});
     assert.deepEqual(
       events.map((e) => e.type),
-      [
-        'job.created',
-        'run.started',
-        'test.sleeping',
-        'run.requeued',
-        'run.started',
-        'test.sleeping',
-        'job.completed',
-      ],
+      RECLAIMED,
     );
     assert.deepEqual(events.find((e) => e.type === 'run.requeued')!.data, {
       reason: 'worker-gone',
