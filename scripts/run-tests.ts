@@ -23,6 +23,12 @@ const files = args.some((a) => !a.startsWith('-')) ? [] : ['test/**/*.test.ts'];
 // Unless the caller chose reporters: the usual one on stdout, and the skipped tests collected in a
 // file per database to print at the end.
 const ownReporters = !args.some((a) => a.startsWith('--test-reporter'));
+/**
+ * How long one test file may run. `--test-timeout` bounds each test, but only on the file's own
+ * thread: a file whose thread never yields would hold the run forever (scripts/test-file-limit.ts).
+ */
+const FILE_LIMIT_MS = Number(process.env.DOCWRIGHT_TEST_FILE_LIMIT_MS ?? 15 * 60_000);
+const fileLimit = path.join(import.meta.dirname, 'test-file-limit.ts');
 const scratch = mkdtempSync(path.join(tmpdir(), 'docwright-test-run-'));
 const skipReporter = path.join(import.meta.dirname, 'skipped-tests.ts');
 
@@ -62,9 +68,11 @@ for (const db of only ? [only] : ['sqlite', 'postgres']) {
   const tmp = mkdtempSync(path.join(tmpdir(), `docwright-test-run-${db}-`));
   const result = spawnSync(
     process.execPath,
-    // A test that hangs fails after 5 minutes instead of holding the whole run, and a file whose
-    // tests are over exits even if something it started (a timer, a stuck stop()) would keep it alive.
+    // A test that hangs fails after 5 minutes instead of holding the whole run, a file after
+    // FILE_LIMIT_MS even if its thread never yields, and a file whose tests are over exits even if
+    // something it started (a timer, a stuck stop()) would keep it alive.
     [
+      `--import=${fileLimit}`,
       '--test',
       '--test-concurrency=2',
       '--test-timeout=300000',
@@ -73,7 +81,15 @@ for (const db of only ? [only] : ['sqlite', 'postgres']) {
       ...args,
       ...files,
     ],
-    { stdio: 'inherit', env: { ...process.env, DOCWRIGHT_TEST_DB: db, TMPDIR: tmp } },
+    {
+      stdio: 'inherit',
+      env: {
+        ...process.env,
+        DOCWRIGHT_TEST_DB: db,
+        TMPDIR: tmp,
+        DOCWRIGHT_TEST_FILE_LIMIT_MS: String(FILE_LIMIT_MS),
+      },
+    },
   );
   if (result.status !== 0) failed = true;
   const leftovers = leftoversIn(tmp);

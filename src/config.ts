@@ -120,8 +120,13 @@ export const DEFAULT_STREAM_LIMITS: StreamLimits = {
 
 /** Bounds on the process of one run (src/worker/isolated-agent.ts). */
 export interface AgentProcessLimits {
-  /** Heap, and (with headroom) resident memory, of one run's process in MiB (`DOCWRIGHT_RUN_MEMORY_MB`, default 512). */
+  /** Heap (V8's cap) of one run's process in MiB (`DOCWRIGHT_RUN_MEMORY_MB`, default 512). */
   memoryMb: number;
+  /**
+   * Resident memory of the process in MiB, checked by a watchdog: what the heap cap does not
+   * count (code, buffers, the young generation) is bounded too. Default: 1.5 × `memoryMb`.
+   */
+  residentMb?: number;
   /** How long the process may leave its heartbeat unanswered before it is killed, in ms (default 30 s). */
   unresponsiveMs: number;
 }

@@ -20,6 +20,7 @@ export const errorStatus = {
   'delivery-not-found': 404,
   'method-not-allowed': 405,
   'job-busy': 409,
+  'branch-exists': 409,
   'job-archived': 409,
   'idempotency-key-in-use': 409,
   'operator-exists': 409,

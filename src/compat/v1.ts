@@ -18,6 +18,7 @@ import { RATE_LIMIT_WINDOW_SECONDS } from '../jobs/rate-limit.ts';
 import { parseOrThrow } from '../validation.ts';
 import { headBranch } from '../worker/agent-runner.ts';
 import { UiMessageStreamWriter } from './ui-stream.ts';
+import { checkRequestedBranch } from './v1-branch.ts';
 import { toJobInput } from './v1-request.ts';
 import { toV1Sessions } from './v1-session.ts';
 
@@ -54,6 +55,8 @@ export function registerV1Routes(server: FastifyInstance, app: App): void {
       // Refuse before the job exists: a client told 429 must be able to retry without a duplicate.
       const refusal = eventStreamRefusal(app, owner);
       if (refusal) throw refusal;
+      if (input.headBranch !== undefined)
+        await checkRequestedBranch(app, projectId, input.headBranch, request.log);
       const idempotency = idempotencyOf(request);
       const created = await app.jobs.create(projectId, input.body, idempotency, {
         headBranch: input.headBranch,

@@ -41,6 +41,13 @@ function item(event: JobEvent, kind: string, content: Renderable, className = ''
   return html`<li id="event-${event.id}" class="${className}"><div class="kind">${kind}</div>${content}</li>`;
 }
 
+/** Why a run went back to the queue (`run.requeued`'s reason, src/worker/sweeper.ts), in words. */
+const REQUEUE_REASONS: Record<string, string> = {
+  'worker-gone':
+    'The process of the worker running it ended (killed or crashed): the run was restarted at once.',
+  'lease-expired': 'The worker running it stopped answering: the run was restarted once its lease expired.',
+};
+
 export function renderEvent(event: JobEvent): Html {
   const d = (event.data && typeof event.data === 'object' ? event.data : {}) as Data;
   switch (event.type) {
@@ -59,7 +66,11 @@ export function renderEvent(event: JobEvent): Html {
         html`<div class="small muted">Instruction ${asText(d.seq ?? 1)}, attempt ${asText(d.attempt ?? 1)}</div>`,
       );
     case 'run.requeued':
-      return item(event, 'Run retried', html`<div class="small">${asText(d.reason)}</div>`);
+      return item(
+        event,
+        'Run retried',
+        html`<div class="small">${REQUEUE_REASONS[String(d.reason)] ?? asText(d.reason)}</div>`,
+      );
     case 'agent.text':
       return item(event, 'Model', html`<div class="text">${asText(d.text)}</div>`);
     case 'agent.tool_call':

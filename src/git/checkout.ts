@@ -4,9 +4,11 @@ import path from 'node:path';
 import { createRedactor, type Redact } from '../redact.ts';
 import { credentialSecrets } from './credentials.ts';
 import { GitError, type GitOptions, git } from './git.ts';
+import { headBranchRefusal } from './head-branch.ts';
 import { HostError } from './hosts/host.ts';
 import type { MirrorCache } from './mirror.ts';
 import { branchNameProblem } from './ref-name.ts';
+import { listRemoteRefs, type RemoteRefs } from './remote-refs.ts';
 
 /** A run's private working copy; `remove()` deletes it whatever happened. */
 export interface Checkout {
@@ -17,6 +19,10 @@ export interface Checkout {
   sparse: boolean;
   /** The head branch the run commits to. */
   branch: string;
+  /** The job's base ref (`CheckoutOptions.ref`). */
+  baseRef: string;
+  /** The remote's default branch when the checkout was made, or null when it names none. */
+  defaultBranch: string | null;
   /** Whether the branch already existed on the remote (a follow-up run). */
   existing: boolean;
   /** The commit the run started from: the run's own commits are those after it. */
@@ -40,6 +46,12 @@ export interface CheckoutOptions {
   /** Base branch (or tag) for a new head branch. */
   ref: string;
   branch: string;
+  /**
+   * Whether the head branch, found on the remote, is one docwright created for this project: only
+   * such a branch is continued (see head-branch.ts). Asked at checkout and again by the pusher
+   * when the branch appeared meanwhile. Default: none is.
+   */
+  ownsBranch?: () => Promise<boolean>;
   signal?: AbortSignal;
   /** Credentials for git (see gitCredentialEnv); used for every command that talks to the remote. */
   env?: Record<string, string>;
@@ -81,6 +93,7 @@ export interface Context {
   runId: string | undefined;
   /** Held by fetches into the checkout (a mirror's worktree shares its object store and shallow list). */
   lock: FetchLock;
+  ownsBranch: () => Promise<boolean>;
 }
 
 /** Credentials stay out of the Checkout object, so logging it can never leak them. */
@@ -155,6 +168,7 @@ async function removeDir(dir: string): Promise<void> {
 interface Made {
   /** Whether the head branch exists on the remote (the run continues it). */
   existing: boolean;
+  defaultBranch: string | null;
   gitDir: string;
   sparse: boolean;
   lock: FetchLock;
@@ -167,22 +181,25 @@ const wantedRefs = (options: CheckoutOptions) => ({
   tag: `refs/tags/${options.ref}`,
 });
 
-/** Lists which of the wanted refs exist on the remote. */
-async function listRemoteRefs(options: CheckoutOptions, opts: GitOptions): Promise<Set<string | undefined>> {
+/** Lists which of the wanted refs exist on the remote, and its default branch. */
+function listWantedRefs(options: CheckoutOptions, opts: GitOptions): Promise<RemoteRefs> {
   const wanted = wantedRefs(options);
-  const listed = await git(['ls-remote', '--', options.remote, wanted.head, wanted.branch, wanted.tag], opts);
-  return new Set(listed.split('\n').map((line) => line.split('\t')[1]?.trim()));
+  return listRemoteRefs(options.remote, [wanted.head, wanted.branch, wanted.tag], opts);
+}
+
+/** Where a run starts: its head branch when that exists, else its base. */
+interface Start {
+  ref: string;
+  existing: boolean;
+  defaultBranch: string | null;
 }
 
 /** The ref the run starts from (its head branch when that exists); fails when neither it nor the base exists. */
-function startRef(
-  options: CheckoutOptions,
-  refs: Set<string | undefined>,
-): { ref: string; existing: boolean } {
+function startRef(options: CheckoutOptions, { refs, defaultBranch }: RemoteRefs): Start {
   const wanted = wantedRefs(options);
-  if (refs.has(wanted.head)) return { ref: wanted.head, existing: true };
-  if (refs.has(wanted.branch)) return { ref: wanted.branch, existing: false };
-  if (refs.has(wanted.tag)) return { ref: wanted.tag, existing: false };
+  if (refs.has(wanted.head)) return { ref: wanted.head, existing: true, defaultBranch };
+  if (refs.has(wanted.branch)) return { ref: wanted.branch, existing: false, defaultBranch };
+  if (refs.has(wanted.tag)) return { ref: wanted.tag, existing: false, defaultBranch };
   throw new HostError('ref-not-found', `the ref ${JSON.stringify(options.ref)} does not exist on the remote`);
 }
 
@@ -196,14 +213,14 @@ async function listAndFetch(
   opts: GitOptions,
   fetch: (ref: string) => Promise<unknown>,
   beforeRefetch: () => Promise<void> = async () => {},
-): Promise<{ ref: string; existing: boolean }> {
+): Promise<Start> {
   if (!options.likelyNew) {
-    const start = startRef(options, await listRemoteRefs(options, opts));
+    const start = startRef(options, await listWantedRefs(options, opts));
     await fetch(start.ref);
     return start;
   }
   const guess = wantedRefs(options).branch;
-  const [listed, fetched] = await Promise.allSettled([listRemoteRefs(options, opts), fetch(guess)]);
+  const [listed, fetched] = await Promise.allSettled([listWantedRefs(options, opts), fetch(guess)]);
   if (listed.status === 'rejected') throw listed.reason;
   const start = startRef(options, listed.value);
   if (start.ref === guess) {
@@ -235,7 +252,9 @@ async function cloneFromRemote(options: CheckoutOptions, dir: string, opts: GitO
       opts,
     );
   // An earlier attempt pushed the branch after all: its clone replaces the base's.
-  const { ref, existing } = await listAndFetch(options, opts, clone, () => removeContents(dir));
+  const { ref, existing, defaultBranch } = await listAndFetch(options, opts, clone, () =>
+    removeContents(dir),
+  );
   const local: GitOptions = { ...opts, cwd: dir };
   if (!existing) {
     // Renaming the cloned branch leaves the index alone; `checkout -b` would rewrite it, and
@@ -244,7 +263,7 @@ async function cloneFromRemote(options: CheckoutOptions, dir: string, opts: GitO
       await git(['branch', '--move', '--', options.ref, options.branch], local);
     else await git(['checkout', '--quiet', '-b', options.branch], local);
   }
-  return { existing, gitDir: path.join(dir, '.git'), sparse: false, lock: unlocked };
+  return { existing, defaultBranch, gitDir: path.join(dir, '.git'), sparse: false, lock: unlocked };
 }
 
 /**
@@ -284,7 +303,7 @@ async function worktreeFromMirror(
           ],
           inMirror,
         );
-      const { ref, existing } = await listAndFetch(options, opts, fetch);
+      const { ref, existing, defaultBranch } = await listAndFetch(options, opts, fetch);
       await git(['worktree', 'add', '--quiet', '--detach', '--no-checkout', '--', dir, ref], inMirror);
       const local: GitOptions = { ...opts, cwd: dir };
       // A sparse index holds the folders outside the cone as one entry each: it stays small however large the repository.
@@ -293,7 +312,7 @@ async function worktreeFromMirror(
       await git(['reset', '--quiet', '--hard'], local);
       const link = await readFile(path.join(dir, '.git'), 'utf8');
       const gitDir = path.resolve(dir, link.replace(/^gitdir: /, '').trim());
-      return { existing, gitDir, sparse, lock };
+      return { existing, defaultBranch, gitDir, sparse, lock };
     },
     { rebuild, signal: opts.signal },
   );
@@ -387,19 +406,31 @@ export async function checkoutForRun(options: CheckoutOptions): Promise<Checkout
         replaces = earlier.tip;
       }
     }
+    // Before the run does anything: it could never push to this branch.
+    const ownsBranch = options.ownsBranch ?? (async () => false);
+    const refusal = await headBranchRefusal({
+      branch: options.branch,
+      base: options.ref,
+      defaultBranch: made.defaultBranch,
+      exists: made.existing && replaces === null,
+      owned: ownsBranch,
+    });
+    if (refusal) throw refusal;
     const head = await readHead(local);
     const checkout: Checkout = {
       dir,
       gitDir: made.gitDir,
       sparse: made.sparse,
       branch: options.branch,
+      baseRef: options.ref,
+      defaultBranch: made.defaultBranch,
       existing: made.existing,
       base: head.commit,
       head,
       replaces,
       remove,
     };
-    contexts.set(checkout, { env: options.env, redact, runId: options.runId, lock: made.lock });
+    contexts.set(checkout, { env: options.env, redact, runId: options.runId, lock: made.lock, ownsBranch });
     return checkout;
   } catch (error) {
     await remove();

@@ -12,6 +12,7 @@ import {
   unlocked,
 } from './checkout.ts';
 import { GitError, type GitOptions, git } from './git.ts';
+import { headBranchRefusal } from './head-branch.ts';
 import { HostError } from './hosts/host.ts';
 
 export interface PushOptions {
@@ -36,9 +37,12 @@ const isOutdated = (error: unknown) =>
     ));
 
 /**
- * Pushes the head branch. If the remote branch moved since the checkout (another run or a
- * person pushed to it), fetches its tip, replays the run's commits onto it (`checkout.head`
- * changes) and pushes once more; when they conflict or it moves again, fails with `push-rejected`.
+ * Pushes the head branch: never to the job's base or the repository's default branch, and to a
+ * branch that exists only when docwright created it for the project (head-branch.ts), however
+ * the job was made. A branch that did not exist at checkout is created only if it still does not.
+ * If the remote branch moved since the checkout (another run or a person pushed to it), fetches
+ * its tip, replays the run's commits onto it (`checkout.head` changes) and pushes once more; when
+ * they conflict or it moves again, fails with `push-rejected`.
  */
 export async function pushBranch(checkout: Checkout, options: PushOptions = {}): Promise<void> {
   const context = checkoutContext(checkout);
@@ -47,28 +51,48 @@ export async function pushBranch(checkout: Checkout, options: PushOptions = {}):
   const remote = options.remote ?? 'origin';
   const opts: GitOptions = { cwd: checkout.dir, signal: options.signal, env, redact };
   const target = `refs/heads/${checkout.branch}`;
-  // Replacing an earlier attempt's push: only if the branch is still exactly that.
-  const lease = () => (checkout.replaces ? [`--force-with-lease=${target}:${checkout.replaces}`] : []);
-  const push = () => git(['push', '--quiet', ...lease(), '--', remote, `HEAD:${target}`], opts);
+  const refuse = async (exists: boolean) => {
+    const refusal = await headBranchRefusal({
+      branch: checkout.branch,
+      base: checkout.baseRef,
+      defaultBranch: checkout.defaultBranch,
+      exists,
+      owned: context?.ownsBranch ?? (async () => false),
+    });
+    if (refusal) throw refusal;
+  };
+  await refuse(checkout.existing && checkout.replaces === null);
+  // Replacing an earlier attempt's push: only if the branch is still exactly that. Creating the
+  // branch: only if nobody did meanwhile (an empty lease: the ref must not exist).
+  const lease = (creating: boolean) =>
+    checkout.replaces
+      ? [`--force-with-lease=${target}:${checkout.replaces}`]
+      : creating
+        ? [`--force-with-lease=${target}:`]
+        : [];
+  const push = (creating: boolean) =>
+    git(['push', '--quiet', ...lease(creating), '--', remote, `HEAD:${target}`], opts);
   try {
-    await push();
+    await push(!checkout.existing);
     return;
   } catch (error) {
     if (!isOutdated(error)) throw pushFailure(error, checkout.branch);
   }
-  // The branch moved since the checkout. An earlier attempt of this run, whose push landed
-  // late (its git outlived the server), is replaced; anyone else's commits are kept.
-  const runId = checkoutContext(checkout)?.runId;
+  // The branch moved since the checkout, or appeared. An earlier attempt of this run, whose push
+  // landed late (its git outlived the server), is replaced; a branch of docwright's that someone
+  // else pushed to keeps their commits; anyone else's new branch is left alone.
+  const runId = context?.runId;
   const tracking = await fetchRemoteTip(checkout, remote, opts, 2);
-  const lock = checkoutContext(checkout)?.lock ?? unlocked;
+  const lock = context?.lock ?? unlocked;
   const earlier = runId ? await earlierAttempt(opts, lock, runId, tracking, remote, target) : null;
   if (earlier && earlier.parent === checkout.base) {
     checkout.replaces = earlier.tip;
   } else {
+    await refuse(true);
     await rebaseOntoRemote(checkout, tracking, opts);
   }
   try {
-    await push();
+    await push(false);
   } catch (error) {
     if (isOutdated(error)) {
       throw new HostError(

@@ -8,6 +8,7 @@ import type { ApiKeyRow, Database, JobRow, ProjectRow, RunDiffRow } from '../sto
 import type { Signal } from '../store/signals.ts';
 import { parseOrThrow } from '../validation.ts';
 import { enqueueJobMessage } from '../webhooks/enqueue.ts';
+import { isOwnHeadBranch } from './branches.ts';
 import { latestDiff } from './diffs.ts';
 import { appendEvents, type JobEvent, listEvents } from './events.ts';
 import { findReplay, type IdempotentRequest, rememberResponse } from './idempotency.ts';
@@ -421,6 +422,10 @@ export function createJobService(options: JobServiceOptions) {
         .executeTakeFirst();
       return project ? peekRateLimit(db, projectId, limitOf(project), now()) : undefined;
     },
+
+    /** Whether docwright created `branch` for a job of the project (SPEC §14: a v1 job may continue it). */
+    ownsBranch: (projectId: string, branch: string): Promise<boolean> =>
+      isOwnHeadBranch(db, projectId, branch),
 
     /** Whether a project exists (auth uses it to tell 403 from 404). */
     async projectExists(projectId: string): Promise<boolean> {

@@ -21,27 +21,36 @@ export type RunOutcome =
     };
 
 /**
- * Appends an event on behalf of a run, only while `workerId` still holds it:
- * a worker that lost its lease (or whose run was cancelled) writes nothing.
+ * Appends an event on behalf of a run, only while `workerId` still holds the same attempt of
+ * it: a worker that lost its lease (or whose run was cancelled) writes nothing, even if it has
+ * claimed the run again since.
  */
 export async function recordRunEvent(
   db: Kysely<Database>,
-  event: { runId: string; jobId: string; workerId: string; type: string; data: unknown; now: Date },
+  event: {
+    runId: string;
+    jobId: string;
+    workerId: string;
+    attempt: number;
+    type: string;
+    data: unknown;
+    now: Date;
+  },
 ): Promise<boolean> {
   const result = await sql`
     insert into job_events (job_id, run_id, type, data, created_at)
     select ${event.jobId}, ${event.runId}, ${event.type}, ${JSON.stringify(event.data ?? {})}, ${event.now.toISOString()}
      where exists (select 1 from job_runs
-                    where id = ${event.runId} and lease_owner = ${event.workerId} and status = 'running')`.execute(
-    db,
-  );
+                    where id = ${event.runId} and lease_owner = ${event.workerId}
+                      and attempts = ${event.attempt} and status = 'running')`.execute(db);
   return Number(result.numAffectedRows ?? 0) > 0;
 }
 
 /**
  * Ends a run with its outcome and moves the job out of `active`, in one
- * transaction and only while `workerId` holds the run. Returns false (and
- * writes nothing) when the lease was lost or the run was cancelled.
+ * transaction and only while `workerId` holds the attempt `run` is (its
+ * `attempts`). Returns false (and writes nothing) when the lease was lost, the
+ * run was cancelled, or it was claimed again since (by this worker too).
  */
 export async function finishRun(
   db: Kysely<Database>,
@@ -63,6 +72,7 @@ export async function finishRun(
       })
       .where('id', '=', run.id)
       .where('lease_owner', '=', finish.workerId)
+      .where('attempts', '=', run.attempts)
       .where('status', '=', 'running')
       .executeTakeFirst();
     if (Number(ended.numUpdatedRows) === 0) return false;

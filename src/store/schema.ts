@@ -24,6 +24,19 @@ export interface Database {
   sign_in_links: SignInLinkTable;
   run_diffs: RunDiffTable;
   project_usage: ProjectUsageTable;
+  head_branches: HeadBranchTable;
+}
+
+/**
+ * A head branch docwright created on a project's repository, recorded when it pushed it: the
+ * only existing branches a job may continue (SPEC §14; src/git/head-branch.ts).
+ */
+export interface HeadBranchTable {
+  project_id: string;
+  branch: string;
+  /** The job whose run pushed it first. */
+  job_id: string;
+  created_at: string;
 }
 
 /** Model tokens a project spent in a calendar month (UTC, `YYYY-MM`). */

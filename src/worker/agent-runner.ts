@@ -8,6 +8,7 @@ import { diffAgainstBase } from '../git/diff.ts';
 import { createHost, gitAccess, HostError, pullRequestInput } from '../git/hosts/index.ts';
 import { MirrorCache } from '../git/mirror.ts';
 import { pushBranch } from '../git/push.ts';
+import { isOwnHeadBranch, recordHeadBranch } from '../jobs/branches.ts';
 import { confidentialValues, type ProjectSettings } from '../projects/projects.ts';
 import { createRedactor, redactDeep } from '../redact.ts';
 import type { ModelSpec } from './isolated-agent.ts';
@@ -87,10 +88,13 @@ export function createAgentRunner(app: App): Runner {
         remote: remote.url,
         ref: job.source.ref,
         branch,
+        // An existing branch is continued only if docwright created it for this project.
+        ownsBranch: () => isOwnHeadBranch(app.store.db, job.projectId, branch),
         // A job's first run, first attempt: no run can have pushed the branch yet.
         likelyNew: run.seq === 1 && run.attempt === 1,
-        // A retry replaces what an earlier attempt of this run may have pushed.
-        runId: run.attempt > 1 ? run.id : undefined,
+        // A retry replaces what an earlier attempt of this run may have pushed; so does an attempt
+        // whose predecessor was handed back (a shutdown, a database outage), which keeps its number.
+        runId: run.id,
         tmpDir: processRunDirectory(),
         mirror: { cache: mirrors, project: job.projectId },
         // Only the documentation (and the site's configuration) is checked out.
@@ -147,6 +151,13 @@ export function createAgentRunner(app: App): Runner {
           } finally {
             diffed = await diffing;
           }
+          // Whatever becomes of the run now, the branch is docwright's.
+          await recordHeadBranch(app.store.db, {
+            projectId: job.projectId,
+            branch,
+            jobId: job.id,
+            at: app.now(),
+          });
           await record('git.pushed', { branch });
           if (checkout.head.commit !== pushedFrom) diffed = await takeDiff();
         }

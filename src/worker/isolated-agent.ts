@@ -38,7 +38,7 @@ export type ChildMessage =
   | { type: 'failure'; code: AgentFailure['code']; message: string }
   | { type: 'error'; message: string };
 
-/** Resident memory allowed over the heap cap: code, buffers, the young generation. */
+/** Resident memory allowed over the heap cap by default: code, buffers, the young generation. */
 const RSS_HEADROOM = 1.5;
 /** Most of the child's stderr kept for diagnosis (a crash report or an out-of-memory message). */
 const STDERR_TAIL_BYTES = 16 * 1024;
@@ -152,6 +152,7 @@ export class AgentProcess {
     let lastHeard = Date.now();
     let settled: ChildMessage | undefined;
     let emitError: unknown;
+    const residentMb = this.#limits.residentMb ?? this.#limits.memoryMb * RSS_HEADROOM;
 
     const onAbort = () => this.#stop('aborted');
     signal.addEventListener('abort', onAbort, { once: true });
@@ -162,7 +163,7 @@ export class AgentProcess {
       lastHeard = Date.now();
       switch (message.type) {
         case 'alive':
-          if (message.rss > this.#limits.memoryMb * RSS_HEADROOM * 1024 * 1024) this.#stop('memory');
+          if (message.rss > residentMb * 1024 * 1024) this.#stop('memory');
           return;
         case 'event':
         case 'usage':

@@ -1,16 +1,25 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 
+/**
+ * One claim of a run: the worker and the attempt it claimed. The attempt matters: a worker that
+ * lost a run and claimed it again holds the new attempt only, never the old one.
+ */
+export interface Lease {
+  runId: string;
+  workerId: string;
+  /** `job_runs.attempts` as the claim set it. */
+  attempt: number;
+}
+
 /** Extends a held lease. False means it is no longer ours: the run must stop at once. */
-export async function renewLease(
-  db: Kysely<Database>,
-  lease: { runId: string; workerId: string; until: Date },
-): Promise<boolean> {
+export async function renewLease(db: Kysely<Database>, lease: Lease & { until: Date }): Promise<boolean> {
   const result = await db
     .updateTable('job_runs')
     .set({ lease_expires_at: lease.until.toISOString() })
     .where('id', '=', lease.runId)
     .where('lease_owner', '=', lease.workerId)
+    .where('attempts', '=', lease.attempt)
     .where('status', '=', 'running')
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
@@ -20,10 +29,7 @@ export async function renewLease(
  * Hands a run back to the queue (graceful shutdown). The attempt is not
  * counted against the run: it was interrupted on purpose, not lost.
  */
-export async function releaseLease(
-  db: Kysely<Database>,
-  lease: { runId: string; workerId: string },
-): Promise<boolean> {
+export async function releaseLease(db: Kysely<Database>, lease: Lease): Promise<boolean> {
   const result = await db
     .updateTable('job_runs')
     .set((eb) => ({
@@ -34,25 +40,28 @@ export async function releaseLease(
     }))
     .where('id', '=', lease.runId)
     .where('lease_owner', '=', lease.workerId)
+    .where('attempts', '=', lease.attempt)
     .where('status', '=', 'running')
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Runs among `runIds` that `workerId` no longer holds (cancelled, stolen, swept). */
-export async function lostRuns(
-  db: Kysely<Database>,
-  runIds: string[],
-  workerId: string,
-): Promise<Set<string>> {
-  if (runIds.length === 0) return new Set();
+/** The leases among `leases` that are no longer held (cancelled, stolen, swept, claimed again). */
+export async function lostLeases<L extends Lease>(db: Kysely<Database>, leases: L[]): Promise<L[]> {
+  if (leases.length === 0) return [];
   const held = await db
     .selectFrom('job_runs')
-    .select('id')
-    .where('id', 'in', runIds)
-    .where('lease_owner', '=', workerId)
+    .select(['id', 'lease_owner', 'attempts'])
+    .where(
+      'id',
+      'in',
+      leases.map((l) => l.runId),
+    )
     .where('status', '=', 'running')
     .execute();
-  const stillHeld = new Set(held.map((r) => r.id));
-  return new Set(runIds.filter((id) => !stillHeld.has(id)));
+  const rows = new Map(held.map((r) => [r.id, r]));
+  return leases.filter((l) => {
+    const row = rows.get(l.runId);
+    return row?.lease_owner !== l.workerId || Number(row.attempts) !== l.attempt;
+  });
 }

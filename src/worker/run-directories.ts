@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { readdir, rm, rmdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { isRunning } from './worker-identity.ts';
 
 /** The folder holding every process's run folder on this machine. */
 export const runsRoot = (): string => path.join(tmpdir(), 'docwright-runs');
@@ -16,16 +17,6 @@ export function processRunDirectory(): string {
   const dir = path.join(runsRoot(), String(process.pid));
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   return dir;
-}
-
-/** Whether a process with this id runs on this machine (a process of another user counts). */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Removes the run folders of processes that no longer run; returns the folders removed. */

@@ -11,10 +11,17 @@ export interface SweepOptions {
   jobTimeLimitMs: number;
   /** No run waits longer than this in the queue before it first starts. */
   queueTimeLimitMs: number;
+  /**
+   * The process id of the worker a lease names when that worker is certainly gone (see
+   * worker-identity.ts), else undefined. Its runs are recovered at once, not when the lease expires.
+   */
+  goneWorker?: (workerId: string) => number | undefined;
 }
 
 export interface SweepResult {
   requeued: string[];
+  /** Runs (requeued or lost) whose worker's process was gone: recovered before their lease expired. */
+  workerGone: string[];
   lost: string[];
   timedOut: string[];
   /** Runs that never started within the queue time limit. */
@@ -22,8 +29,9 @@ export interface SweepResult {
 }
 
 /**
- * Recovers from crashes: a run whose lease expired goes back to the queue,
- * or fails with `worker-lost` once its attempts are used up; a run past the
+ * Recovers from crashes: a run whose lease expired, or whose worker's process is
+ * certainly gone, goes back to the queue, or fails with `worker-lost` once its
+ * attempts are used up; a run past the
  * job time limit, counted from when it first started, fails with
  * `time-limit-exceeded`, whatever holds it; a run that waited in the queue past
  * the queue time limit without ever starting fails with
@@ -62,6 +70,10 @@ export async function sweepRuns(db: Kysely<Database>, options: SweepOptions): Pr
     ['queued'],
   );
 
+  const workerGone = options.goneWorker
+    ? await endLeasesOfGoneWorkers(db, options.goneWorker, options.now)
+    : new Map();
+
   const expired = await db
     .selectFrom('job_runs')
     .select(['id', 'job_id', 'attempts'])
@@ -99,13 +111,46 @@ export async function sweepRuns(db: Kysely<Database>, options: SweepOptions): Pr
           jobId: run.job_id,
           runId: run.id,
           type: 'run.requeued',
-          data: { reason: 'lease-expired', attempts: run.attempts },
+          data: workerGone.has(run.id)
+            ? { reason: 'worker-gone', attempts: run.attempts, ...workerGone.get(run.id) }
+            : { reason: 'lease-expired', attempts: run.attempts },
         },
       ],
       options.now,
     );
   }
-  return { requeued, lost, timedOut, neverStarted };
+  return { requeued, workerGone: [...workerGone.keys()], lost, timedOut, neverStarted };
+}
+
+/**
+ * Ends the leases whose worker is certainly gone (they expire now), so that the sweep recovers
+ * their runs at once; returns the runs, each with the worker and its process.
+ */
+async function endLeasesOfGoneWorkers(
+  db: Kysely<Database>,
+  goneWorker: (workerId: string) => number | undefined,
+  now: Date,
+): Promise<Map<string, { workerId: string; pid: number }>> {
+  const held = await db
+    .selectFrom('job_runs')
+    .select(['id', 'lease_owner'])
+    .where('status', '=', 'running')
+    .where('lease_expires_at', '>=', now.toISOString())
+    .execute();
+  const ended = new Map<string, { workerId: string; pid: number }>();
+  for (const run of held) {
+    const pid = run.lease_owner === null ? undefined : goneWorker(run.lease_owner);
+    if (pid === undefined) continue;
+    const result = await db
+      .updateTable('job_runs')
+      .set({ lease_expires_at: new Date(now.getTime() - 1).toISOString() })
+      .where('id', '=', run.id)
+      .where('lease_owner', '=', run.lease_owner)
+      .where('status', '=', 'running')
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) > 0) ended.set(run.id, { workerId: run.lease_owner!, pid });
+  }
+  return ended;
 }
 
 const minutes = (ms: number) => `${Math.round(ms / 60_000)} min`;

@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { App } from '../app.ts';
 import type { WorkerSettings } from '../config.ts';
 import { toAgentJob } from '../jobs/job.ts';
@@ -12,10 +10,11 @@ import { isTransientDatabaseError, retryDatabase } from '../store/transient.ts';
 import { Backoff, logTaskFailure } from './backoff.ts';
 import { claimNextRun } from './claim.ts';
 import { ClaimLoop } from './claim-loop.ts';
-import { lostRuns, releaseLease, renewLease } from './lease.ts';
+import { type Lease, lostLeases, releaseLease, renewLease } from './lease.ts';
 import { removeOwnRunDirectory, removeStaleRunDirectories } from './run-directories.ts';
 import type { DeferTask, RunnableJob, Runner } from './runner.ts';
 import { sweepRuns, timeLimitError } from './sweeper.ts';
+import { goneWorkerProcess, newWorkerId } from './worker-identity.ts';
 
 /** How often checkouts left by processes that died are looked for. */
 const LEFTOVER_SWEEP_MS = 10 * 60_000;
@@ -23,7 +22,7 @@ const LEFTOVER_SWEEP_MS = 10 * 60_000;
 export interface WorkerOptions extends Partial<WorkerSettings> {
   /** Called once per run; see `Runner`. */
   runner: Runner;
-  /** Names this worker in leases and logs (default host-pid-random). */
+  /** Names this worker in leases and logs (default host-pid-random@machine: see worker-identity.ts). */
   workerId?: string;
   /** Fallback claim poll when no wake-up signal arrives (default 1 s). */
   pollMs?: number;
@@ -49,9 +48,13 @@ export class RunAborted extends Error {
 
 interface ActiveRun {
   run: JobRunRow;
+  lease: Lease;
   controller: AbortController;
   done: Promise<void>;
 }
+
+/** A claim's key among the active runs: a run claimed again (after its lease was lost) is another. */
+const leaseKey = (run: JobRunRow) => `${run.id}#${run.attempts}`;
 
 /**
  * Claims queued runs and executes them with the runner, holding a lease that
@@ -74,7 +77,7 @@ export class Worker {
     this.#app = app;
     this.#options = options;
     this.#settings = { ...app.config.worker, ...definedOnly(options) };
-    this.id = options.workerId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+    this.id = options.workerId ?? newWorkerId();
     this.#log = app.logger.child({ workerId: this.id });
     this.#claims = new ClaimLoop({
       task: 'claim',
@@ -115,7 +118,11 @@ export class Worker {
 
     this.#unsubscribe = this.#app.signals.subscribe((signal) => {
       if (signal.kind === 'run-queued') this.#claims.wake();
-      if (signal.kind === 'run-cancelled' && this.#active.has(signal.runId)) void this.#checkLost();
+      if (
+        signal.kind === 'run-cancelled' &&
+        [...this.#active.values()].some((a) => a.run.id === signal.runId)
+      )
+        void this.#checkLost();
     });
     // The claim poll holds the process open until stop(): a worker-only process
     // on SQLite has no socket that would, and would exit as soon as it started.
@@ -160,7 +167,10 @@ export class Worker {
       maxAttempts: this.#settings.maxAttempts,
       jobTimeLimitMs: this.#settings.jobTimeLimitMs,
       queueTimeLimitMs: this.#settings.queueTimeLimitMs,
+      goneWorker: goneWorkerProcess,
     });
+    if (result.workerGone.length > 0)
+      this.#log.warn({ runs: result.workerGone }, 'recovering runs whose worker process is gone');
     if (result.requeued.length > 0) {
       this.#log.warn({ runs: result.requeued }, 'requeued runs whose worker stopped renewing its lease');
       await this.#app.signals.publish({ kind: 'run-queued' });
@@ -188,18 +198,20 @@ export class Worker {
 
   #start(run: JobRunRow): void {
     const controller = new AbortController();
-    const active: ActiveRun = { run, controller, done: Promise.resolve() };
-    this.#active.set(run.id, active);
-    active.done = this.#execute(run, controller).finally(() => {
-      this.#active.delete(run.id);
+    const lease: Lease = { runId: run.id, workerId: this.id, attempt: run.attempts };
+    const active: ActiveRun = { run, lease, controller, done: Promise.resolve() };
+    const key = leaseKey(run);
+    this.#active.set(key, active);
+    active.done = this.#execute(run, lease, controller).finally(() => {
+      this.#active.delete(key);
       this.#claims.wake();
     });
   }
 
-  async #execute(run: JobRunRow, controller: AbortController): Promise<void> {
+  async #execute(run: JobRunRow, lease: Lease, controller: AbortController): Promise<void> {
     const deferred: (() => Promise<void>)[] = [];
     try {
-      await this.#runAndRecord(run, controller, (task) => deferred.push(task));
+      await this.#runAndRecord(run, lease, controller, (task) => deferred.push(task));
     } catch (error) {
       // Nothing a run does may take the process down: what could not be recorded is retried
       // by another attempt once the lease expires.
@@ -214,7 +226,12 @@ export class Worker {
     }
   }
 
-  async #runAndRecord(run: JobRunRow, controller: AbortController, defer: DeferTask): Promise<void> {
+  async #runAndRecord(
+    run: JobRunRow,
+    lease: Lease,
+    controller: AbortController,
+    defer: DeferTask,
+  ): Promise<void> {
     const { db } = this.#app.store;
     const log = this.#log.child({ jobId: run.job_id, runId: run.id });
     const started = this.#app.now();
@@ -242,9 +259,8 @@ export class Worker {
       try {
         written = await retrying(() =>
           recordRunEvent(db, {
-            runId: run.id,
+            ...lease,
             jobId: run.job_id,
-            workerId: this.id,
             type,
             data,
             now: this.#app.now(),
@@ -312,7 +328,7 @@ export class Worker {
     const seconds = (this.#app.now().getTime() - started.getTime()) / 1000;
     if (reason === 'shutdown' || reason === 'database-unavailable') {
       // If the database stays away, the sweeper requeues the run once its lease has expired.
-      const released = await retryDatabase(() => releaseLease(db, { runId: run.id, workerId: this.id }), {
+      const released = await retryDatabase(() => releaseLease(db, lease), {
         withinMs: this.#settings.leaseMs,
       }).catch((error) => log.warn({ err: error }, 'release failed'));
       if (released) await this.#app.signals.publish({ kind: 'run-queued' }).catch(() => {});
@@ -346,28 +362,36 @@ export class Worker {
     const until = new Date(this.#app.now().getTime() + this.#settings.leaseMs);
     for (const active of [...this.#active.values()]) {
       if (active.controller.signal.aborted) continue;
-      const held = await renewLease(this.#app.store.db, { runId: active.run.id, workerId: this.id, until });
+      const held = await renewLease(this.#app.store.db, { ...active.lease, until });
       if (!held) active.controller.abort(new RunAborted('lease-lost'));
     }
   }
 
   /** Aborts runs that were cancelled (archived) or taken from us. */
   async #checkLost(): Promise<void> {
-    const ids = [...this.#active.keys()];
-    if (ids.length === 0) return;
-    const lost = await lostRuns(this.#app.store.db, ids, this.id);
+    const active = [...this.#active.values()];
+    if (active.length === 0) return;
+    const lost = new Set(
+      await lostLeases(
+        this.#app.store.db,
+        active.map((a) => a.lease),
+      ),
+    );
     if (lost.size === 0) return;
     const cancelled = await this.#app.store.db
       .selectFrom('job_runs')
       .select('id')
-      .where('id', 'in', [...lost])
+      .where(
+        'id',
+        'in',
+        [...lost].map((l) => l.runId),
+      )
       .where('status', '=', 'cancelled')
       .execute();
     const cancelledIds = new Set(cancelled.map((r) => r.id));
-    for (const id of lost) {
-      this.#active
-        .get(id)
-        ?.controller.abort(new RunAborted(cancelledIds.has(id) ? 'cancelled' : 'lease-lost'));
+    for (const { lease, controller } of active) {
+      if (!lost.has(lease)) continue;
+      controller.abort(new RunAborted(cancelledIds.has(lease.runId) ? 'cancelled' : 'lease-lost'));
     }
   }
 }

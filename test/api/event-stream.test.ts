@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { openEventStreamCount } from '../../src/api/event-stream.ts';
+import type { StreamLimits } from '../../src/config.ts';
 import { appendEvents, jobEventJson, toJobEvent } from '../../src/jobs/events.ts';
 import { bearer, type SeededProject, seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
 
@@ -89,6 +90,49 @@ describe('event streams: backpressure, limits and ends', () => {
       socket.destroy();
       t.app.config.streams.drainTimeoutMs = 30_000;
     }
+  });
+
+  /**
+   * Opens a stream of the big transcript whose client does not read, with the stream limits
+   * changed to `limits` meanwhile; resolves once the server has dropped the client, with the
+   * most the server held unsent for it (the socket's backlog after each write).
+   */
+  async function unreadStream(limits: Partial<StreamLimits>): Promise<{ mostHeld: number }> {
+    const saved = { ...t.app.config.streams };
+    Object.assign(t.app.config.streams, limits);
+    let mostHeld = 0;
+    let writes = 0;
+    const watch = (socket: Socket) => {
+      const write = socket.write;
+      socket.write = function (this: Socket, ...args: Parameters<Socket['write']>) {
+        const result = write.apply(this, args);
+        writes++;
+        mostHeld = Math.max(mostHeld, this.writableLength);
+        return result;
+      } as Socket['write'];
+    };
+    t.server.server.on('connection', watch);
+    const socket = await rawStream(base, `/v2/agent/${p.projectId}/job/${bigJob}/events`, p.key);
+    socket.pause();
+    try {
+      await until(async () => writes > 0, 5_000, 'the stream to start');
+      await until(async () => (await openConnections(t)) === 0, 10_000, 'the server to drop the reader');
+      return { mostHeld };
+    } finally {
+      t.server.server.off('connection', watch);
+      socket.destroy();
+      Object.assign(t.app.config.streams, saved);
+    }
+  }
+
+  test('waiting for the socket to drain, alone (the buffer cap out of reach): the server holds little for a reader that stops, and drops it when its patience runs out', async () => {
+    const { mostHeld } = await unreadStream({ maxBufferBytes: 1024 ** 3, drainTimeoutMs: 300 });
+    // The transcript is 24 MiB; a producer that did not wait would have queued most of it.
+    assert.ok(mostHeld < 1024 * 1024, `the server held ${mostHeld} bytes for a reader that stopped`);
+  });
+
+  test('the buffer cap, alone (patience out of reach): a reader that leaves more than the cap unread is dropped', async () => {
+    await unreadStream({ maxBufferBytes: 32 * 1024, drainTimeoutMs: 3_600_000 });
   });
 
   test('a key may hold only so many streams (429 too-many-streams with Retry-After); closing one frees its slot', async () => {

@@ -38,6 +38,10 @@ describe('Mintlify v1 compatibility through a docwright serve process', () => {
   let server: ServerProcess;
   let projectId: string;
   let key: string;
+  /** The head branch the first test's job created (a later job continues it). */
+  let createdBranch: string;
+  /** That job's pull request. */
+  let createdPrLink: string;
 
   const v1 = (path: string, init: RequestInit = {}) =>
     fetch(`${server.url}/v1/agent/${projectId}${path}`, {
@@ -95,6 +99,7 @@ describe('Mintlify v1 compatibility through a docwright serve process', () => {
       toolCall('finish', { title: 'Name the API', summary: 'Names the Acme API on the home page.' }),
     );
     const branch = `mintlify/docs-update-${Date.now()}`;
+    createdBranch = branch;
     // As in Mintlify's published GitHub Actions recipe (actions/github-script).
     const response = await v1('/job', {
       method: 'POST',
@@ -177,6 +182,7 @@ describe('Mintlify v1 compatibility through a docwright serve process', () => {
     assert.equal(pulls[0]!.head, branch);
     assert.equal(pulls[0]!.draft, true, 'asDraft defaults to true, as in v1');
     assert.match(job.prLink ?? '', hosted.pullUrl(pulls[0]!));
+    createdPrLink = job.prLink!;
     assert.ok(texts.at(-1)!.includes(`Pull request: ${job.prLink}`), 'the outcome closes the message');
     assert.match(hosted.git.git(hosted.name, 'show', `${branch}:index.mdx`), /Welcome to the Acme API\./);
     const [instruction] = model.requests.map((r) => JSON.stringify(r.body.messages));
@@ -234,6 +240,103 @@ describe('Mintlify v1 compatibility through a docwright serve process', () => {
     assert.equal(session.userId, null);
     const job = await v2Job(sessionId);
     assert.equal(job.model, 'openai-compatible/scripted', 'opus means the project’s model');
+  });
+
+  /** Every branch of the hosted repository with its tip, and the number of jobs of the project. */
+  const snapshot = async () => ({
+    refs: hosted.git.git(hosted.name, 'for-each-ref', '--format=%(refname) %(objectname)'),
+    jobs: ((await (await v1('/jobs?take=100')).json()) as { allSessions: unknown[] }).allSessions.length,
+    pulls: hosted.pulls().length,
+  });
+  const create = (body: object, project = projectId) =>
+    fetch(`${server.url}/v1/agent/${project}/job`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'Update the docs' }], ...body }),
+    });
+
+  test('a branch that is the job’s base or the repository’s default branch gets 400 before anything is created or pushed', async () => {
+    const before = await snapshot();
+    const asked = model.requests.length;
+    const base = await create({ branch: 'main' });
+    assert.equal(base.status, 400);
+    const problem = (await base.json()) as { code: string; error: string; errors: { field: string }[] };
+    assert.equal(problem.code, 'invalid-request');
+    assert.match(problem.error, /never pushes to main: it is the job's base branch/);
+    assert.deepEqual(
+      problem.errors.map((f) => f.field),
+      ['branch'],
+    );
+
+    // A project that works from `develop`: `main` is not its base, but it is the repository's default branch.
+    hosted.git.git(hosted.name, 'branch', 'develop', 'main');
+    const develop = await t.app.projects.create({
+      name: 'Acme Develop',
+      repository: hosted.repository,
+      host: 'github',
+      apiUrl: hosted.apiUrl,
+      token: hosted.token,
+      ref: 'develop',
+      openaiCompatibleBaseUrl: model.url,
+      openaiCompatibleApiKey: MODEL_KEY,
+    });
+    const developKey = (await t.app.keys.create(develop.id)).key;
+    const defaultBranch = await fetch(`${server.url}/v1/agent/${develop.id}/job`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${developKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ branch: 'main', messages: [{ role: 'user', content: 'Update the docs' }] }),
+    });
+    assert.equal(defaultBranch.status, 400);
+    assert.match(
+      ((await defaultBranch.json()) as { error: string }).error,
+      /never pushes to main: it is the repository's default branch/,
+    );
+    const jobsOfDevelop = await t.app.jobs.list(develop.id, {});
+    assert.deepEqual(jobsOfDevelop.jobs, []);
+    hosted.git.git(hosted.name, 'branch', '-D', 'develop');
+    assert.deepEqual(await snapshot(), before, 'no job, no push, no pull request');
+    assert.equal(model.requests.length, asked, 'the model was not asked');
+  });
+
+  test('an existing branch docwright did not create gets 409 branch-exists, and nothing is created', async () => {
+    hosted.git.git(hosted.name, 'branch', 'feature/theirs', 'main');
+    const before = await snapshot();
+    const response = await create({ branch: 'feature/theirs' });
+    assert.equal(response.status, 409);
+    const problem = (await response.json()) as { code: string; error: string };
+    assert.equal(problem.code, 'branch-exists');
+    assert.match(problem.error, /feature\/theirs already exists and docwright did not create it/);
+    assert.deepEqual(await snapshot(), before);
+  });
+
+  test('a branch docwright created for an earlier job of the project is continued: fast-forward, the same pull request', async () => {
+    const before = hosted.git.git(hosted.name, 'rev-parse', createdBranch).trim();
+    model.push(
+      toolCall('read_file', { path: 'index.mdx' }),
+      toolCall('edit_file', {
+        path: 'index.mdx',
+        old_string: 'Welcome to the Acme API.',
+        new_string: 'Welcome to the Acme API, version 2.',
+      }),
+      toolCall('finish', { title: 'Name the version', summary: 'Names the version.' }),
+    );
+    const response = await create({ branch: createdBranch });
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('x-branch-name'), createdBranch);
+    const id = response.headers.get('x-session-id')!;
+    await response.text();
+    const job = await v2Job(id);
+    assert.equal(job.status, 'completed', JSON.stringify(job));
+    assert.equal(job.branch, createdBranch);
+    const after = hosted.git.git(hosted.name, 'rev-parse', createdBranch).trim();
+    assert.notEqual(after, before);
+    assert.equal(
+      hosted.git.git(hosted.name, 'rev-parse', `${after}~1`).trim(),
+      before,
+      'the branch was fast-forwarded by one commit',
+    );
+    assert.equal(job.prLink, createdPrLink, 'the open pull request is reused');
+    assert.equal(hosted.pulls().filter((p) => p.head === createdBranch).length, 1);
   });
 
   test('list answers allSessions newest first, paged by skip and take', async () => {

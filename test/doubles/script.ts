@@ -33,6 +33,8 @@ export interface ReplyStep {
   finishReason?: string;
   /** Wait this long before answering (to test timeouts and cancellation). */
   delayMs?: number;
+  /** Answer only once this settles: holds the answer for as long as the test needs, whatever the machine's speed. */
+  until?: Promise<unknown>;
   /**
    * Streaming only: fail after the stream has started. Anthropic sends an `error` event (e.g.
    * `overloaded_error`) as the real API does; the OpenAI double drops the connection.
@@ -235,6 +237,7 @@ export async function startScriptedServer(
     request.step = played++;
     const step = typeof entry === 'function' ? entry(request) : entry;
     if (step.delayMs) await new Promise((resolve) => setTimeout(resolve, step.delayMs));
+    if (!isErrorStep(step) && step.until) await step.until;
     if (response.destroyed) return;
     if (isErrorStep(step)) {
       request.status = step.error.status;

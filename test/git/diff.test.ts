@@ -41,7 +41,13 @@ describe('diffAgainstBase', () => {
     // main moves on: the diff still compares with the job's base, not with main's tip.
     writeFileSync(path.join(repo, 'b.md'), 'changed upstream\n');
     git(repo, '-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-qam', 'upstream');
-    const second = await checkoutForRun({ remote: `file://${repo}`, ref: 'main', branch: 'docwright/x' });
+    const second = await checkoutForRun({
+      remote: `file://${repo}`,
+      ref: 'main',
+      branch: 'docwright/x',
+      // The branch the first run pushed: docwright's own.
+      ownsBranch: async () => true,
+    });
     try {
       assert.ok(second.existing);
       assert.throws(

@@ -46,7 +46,14 @@ let sparse: string[] | undefined;
 
 const env = (token: string) => gitCredentialEnv(remote, { username: USER, token });
 
-async function run(branch: string, token = WRITE_TOKEN, extra: { signal?: AbortSignal } = {}) {
+/** Every branch these runs find on the remote is one an earlier run (docwright) pushed, unless `extra` says otherwise. */
+const ownBranch = async () => true;
+
+async function run(
+  branch: string,
+  token = WRITE_TOKEN,
+  extra: { signal?: AbortSignal; ownsBranch?: () => Promise<boolean> } = {},
+) {
   return checkoutForRun({
     remote,
     ref: 'main',
@@ -55,6 +62,7 @@ async function run(branch: string, token = WRITE_TOKEN, extra: { signal?: AbortS
     tmpDir: tmpRoot,
     mirror,
     sparse,
+    ownsBranch: ownBranch,
     ...extra,
   });
 }
@@ -88,6 +96,16 @@ const remoteFile = (branch: string, file: string) => server.git(repo(), 'show', 
 const remoteSubjects = (range: string) =>
   server.git(repo(), 'log', '--format=%s', range).trim().split('\n').filter(Boolean);
 const repo = () => `docs${repoCount}`;
+
+/** Every branch of the remote with its tip. */
+const remoteRefs = () => server.git(repo(), 'for-each-ref', '--format=%(refname) %(objectname)');
+
+/** Gives the remote `develop` (a base other than the default branch) and `feature/theirs` (no branch of docwright's); returns its refs. */
+function branchesOfOthers(): string {
+  server.git(repo(), 'branch', 'develop', 'main');
+  server.git(repo(), 'branch', 'feature/theirs', 'main');
+  return remoteRefs();
+}
 
 function assertNoTempCheckouts() {
   assert.deepEqual(readdirSync(tmpRoot), [], 'every temporary checkout is removed');
@@ -238,6 +256,7 @@ for (const way of WAYS)
         tmpDir: tmpRoot,
         likelyNew: true,
         mirror,
+        ownsBranch: ownBranch,
       });
       try {
         assert.equal(again.existing, true);
@@ -335,7 +354,7 @@ for (const way of WAYS)
       );
     });
 
-    test('a new branch that someone created meanwhile is rebased onto as well', async () => {
+    test('a new branch that another run of the project created meanwhile is rebased onto as well', async () => {
       const mine = await run('docwright/race');
       const theirs = await run('docwright/race');
       try {
@@ -364,6 +383,69 @@ for (const way of WAYS)
         await mine.remove();
         await theirs.remove();
       }
+      assertNoTempCheckouts();
+    });
+
+    test('a branch that appeared meanwhile and is not docwright’s is left alone, even where pushing would fast-forward it', async () => {
+      const mine = await run('docwright/late', WRITE_TOKEN, { ownsBranch: async () => false });
+      try {
+        await commit(mine, { 'index.mdx': 'Mine.\n' }, 'Mine');
+        // Someone creates the branch at the base: a plain push would be a fast-forward onto it.
+        server.git(repo(), 'branch', 'docwright/late', 'main');
+        const theirTip = server.git(repo(), 'rev-parse', 'docwright/late').trim();
+        await rejectsWith(pushBranch(mine), 'branch-exists');
+        assert.equal(server.git(repo(), 'rev-parse', 'docwright/late').trim(), theirTip);
+      } finally {
+        await mine.remove();
+      }
+      assertNoTempCheckouts();
+    });
+
+    test('the checkout refuses the base branch, the default branch and a branch docwright did not create', async () => {
+      const before = branchesOfOthers();
+      const checkout = (branch: string, ref = 'main') =>
+        checkoutForRun({ remote, ref, branch, env: env(WRITE_TOKEN), tmpDir: tmpRoot, mirror, sparse });
+      assert.match(
+        (await rejectsWith(checkout('main'), 'branch-not-allowed')).message,
+        /never pushes to main: it is the job's base branch/,
+      );
+      assert.match(
+        (await rejectsWith(checkout('main', 'develop'), 'branch-not-allowed')).message,
+        /never pushes to main: it is the repository's default branch/,
+      );
+      assert.match(
+        (await rejectsWith(checkout('feature/theirs'), 'branch-exists')).message,
+        /feature\/theirs already exists and docwright did not create it/,
+      );
+      assert.equal(remoteRefs(), before);
+      assertNoTempCheckouts();
+    });
+
+    test('the pusher refuses them too, whatever the checkout was made for (defence in depth)', async () => {
+      const before = branchesOfOthers();
+      const bypassed = async (ref: string, change: Partial<Checkout>, code: string) => {
+        const checkout = await checkoutForRun({
+          remote,
+          ref,
+          branch: 'docwright/bypassed',
+          env: env(WRITE_TOKEN),
+          tmpDir: tmpRoot,
+          mirror,
+          sparse,
+        });
+        try {
+          await commit(checkout, { 'index.mdx': 'Unreviewed.\n' }, 'Unreviewed');
+          Object.assign(checkout, change);
+          await rejectsWith(pushBranch(checkout), code);
+        } finally {
+          await checkout.remove();
+        }
+      };
+      await bypassed('main', { branch: 'main' }, 'branch-not-allowed');
+      await bypassed('develop', { branch: 'main' }, 'branch-not-allowed');
+      await bypassed('main', { branch: 'feature/theirs', existing: true }, 'branch-exists');
+      await bypassed('main', { branch: 'feature/theirs' }, 'branch-exists');
+      assert.equal(remoteRefs(), before, 'nothing was pushed anywhere');
       assertNoTempCheckouts();
     });
 

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { finishRun, type RunOutcome } from '../../src/jobs/transitions.ts';
+import { finishRun, type RunOutcome, recordRunEvent } from '../../src/jobs/transitions.ts';
 import type { JobRunRow } from '../../src/store/schema.ts';
 import { claimNextRun } from '../../src/worker/claim.ts';
+import { lostLeases, releaseLease, renewLease } from '../../src/worker/lease.ts';
 import { sweepRuns } from '../../src/worker/sweeper.ts';
 import { type SeededProject, seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
 import { TEST_POSTGRES_URL, testDialect } from '../helpers/database.ts';
@@ -96,6 +97,58 @@ describe('finishRun writes only for the worker that holds the running run', () =
     assert.equal(stored.error_code, 'time-limit-exceeded');
     assert.equal((await jobRow(t.app, run.job_id)).error_code, 'time-limit-exceeded');
     assert.ok(!(await eventTypes(t.app, run.job_id)).includes('job.completed'));
+  });
+
+  test('a worker that lost a run and claimed it again holds only the new attempt: the old one cannot finish, renew, record or release it', async () => {
+    const old = await claimed('w1');
+    // Its lease expires (a stalled process) and the sweeper requeues the run; w1 claims it again.
+    // (The test before this one left no other run running or queued.)
+    const later = new Date(Date.now() + 120_000);
+    const swept = await sweepRuns(t.app.store.db, {
+      now: later,
+      maxAttempts: 3,
+      jobTimeLimitMs: 3_600_000,
+      queueTimeLimitMs: 3_600_000,
+    });
+    assert.deepEqual(swept.requeued, [old.id]);
+    const again = await claimNextRun(t.app.store, {
+      workerId: 'w1',
+      now: later,
+      leaseMs: 60_000,
+      projectConcurrency: 100,
+    });
+    assert.equal(again?.id, old.id);
+    assert.deepEqual([old.attempts, again!.attempts], [1, 2]);
+
+    const lease = (run: JobRunRow) => ({ runId: run.id, workerId: 'w1', attempt: run.attempts });
+    const until = new Date(later.getTime() + 60_000);
+    assert.equal(await renewLease(t.app.store.db, { ...lease(old), until }), false, 'renew, old attempt');
+    const event = (run: JobRunRow) => ({
+      ...lease(run),
+      jobId: run.job_id,
+      type: 'test.step',
+      data: { attempt: run.attempts },
+      now: later,
+    });
+    assert.equal(await recordRunEvent(t.app.store.db, event(old)), false, 'event, old attempt');
+    assert.deepEqual(await lostLeases(t.app.store.db, [lease(old), lease(again!)]), [lease(old)]);
+    assert.equal(await releaseLease(t.app.store.db, lease(old)), false, 'release, old attempt');
+    assert.equal(await finishAsW1(old), false, 'finish, old attempt');
+    const stored = await storedRun(old.id);
+    assert.deepEqual([stored.status, stored.lease_owner, stored.attempts], ['running', 'w1', 2]);
+    assert.equal((await jobRow(t.app, old.job_id)).status, 'active');
+
+    // The new attempt is the one w1 holds.
+    assert.equal(await renewLease(t.app.store.db, { ...lease(again!), until }), true);
+    assert.equal(await recordRunEvent(t.app.store.db, event(again!)), true);
+    assert.equal(await finishAsW1(again!), true);
+    assert.equal((await jobRow(t.app, old.job_id)).status, 'completed');
+    assert.deepEqual(await eventTypes(t.app, old.job_id), [
+      'job.created',
+      'run.requeued',
+      'test.step',
+      'job.completed',
+    ]);
   });
 });
 

@@ -19,6 +19,17 @@ import {
 
 // A one-second lease keeps the wait for a lost worker's lease to expire short.
 const LEASE = { DOCWRIGHT_LEASE_SECONDS: '1' };
+const PASSWORD = 'correct horse battery staple';
+/** The transcript of a job whose first worker was killed and whose run a second worker finished. */
+const RECLAIMED = [
+  'job.created',
+  'run.started',
+  'test.sleeping',
+  'run.requeued',
+  'run.started',
+  'test.sleeping',
+  'job.completed',
+];
 
 describe(`worker crash on ${testDialect} (SPEC §9)`, () => {
   let t: TestApp;
@@ -53,7 +64,8 @@ describe(`worker crash on ${testDialect} (SPEC §9)`, () => {
   test('a killed worker’s run is re-claimed by another worker after its lease expires', async () => {
     const log = path.join(logDir, 'requeue.log');
     const env = { ...t.database.env, ...LEASE, TEST_RUN_LOG: log };
-    const first = await startWorkerProcess({ ...env, TEST_RUNNER: 'sleep' });
+    // An id that names no machine, as a worker on another machine would have: only its lease tells.
+    const first = await startWorkerProcess({ ...env, TEST_RUNNER: 'sleep', TEST_WORKER_ID: 'elsewhere-1' });
     const jobId = await createJob(t.app, p.projectId);
     await killWhileRunning(jobId, first);
     const killedAt = new Date().toISOString();
@@ -80,15 +92,7 @@ describe(`worker crash on ${testDialect} (SPEC §9)`, () => {
       .execute();
     assert.deepEqual(
       events.map((e) => e.type),
-      [
-        'job.created',
-        'run.started',
-        'test.sleeping',
-        'run.requeued',
-        'run.started',
-        'test.sleeping',
-        'job.completed',
-      ],
+      RECLAIMED,
     );
     const requeued = events.find((e) => e.type === 'run.requeued')!;
     assert.deepEqual(JSON.parse(requeued.data), { reason: 'lease-expired', attempts: 1 });
@@ -107,6 +111,57 @@ describe(`worker crash on ${testDialect} (SPEC §9)`, () => {
         [run.id, 1, first.pid],
         [run.id, 2, second.pid],
       ],
+    );
+  });
+
+  test('after kill -9 and a restart on the same machine, the run is recovered at once, and the job page says so', async () => {
+    // A lease of ten minutes: only the restarted worker's knowledge that the process is gone can
+    // recover the run within this test.
+    const env = { ...t.database.env, DOCWRIGHT_LEASE_SECONDS: '600' };
+    const first = await startWorkerProcess({ ...env, TEST_RUNNER: 'sleep' });
+    const jobId = await createJob(t.app, p.projectId);
+    await killWhileRunning(jobId, first);
+    assert.equal((await jobRow(t.app, jobId)).status, 'active');
+
+    const restarted = await startWorkerProcess({ ...env, TEST_RUNNER: 'sleep', TEST_RUNNER_MS: '100' });
+    await waitFor(async () => (await jobRow(t.app, jobId)).status !== 'active', {
+      timeoutMs: 15_000,
+      message: () => `job still active:\n${restarted.output()}`,
+    });
+    const job = await jobRow(t.app, jobId);
+    assert.equal(job.status, 'completed', JSON.stringify(job));
+    assert.equal(job.summary, `done by ${restarted.pid} for ${jobId}`);
+    const run = await firstRun(t.app, jobId);
+    assert.equal(run.attempts, 2);
+    const events = await t.app.jobs.events(p.projectId, jobId, {});
+    assert.deepEqual(
+      events.map((e) => e.type),
+      RECLAIMED,
+    );
+    assert.deepEqual(events.find((e) => e.type === 'run.requeued')!.data, {
+      reason: 'worker-gone',
+      attempts: 1,
+      workerId: first.id,
+      pid: first.pid,
+    });
+
+    // The job page's transcript tells what happened.
+    const base = await t.listen();
+    await t.app.operators.create({ email: 'ops@example.com', password: PASSWORD });
+    const login = await fetch(new URL('/login', base), {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base },
+      body: new URLSearchParams({ email: 'ops@example.com', password: PASSWORD }),
+    });
+    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+    const page = await fetch(new URL(`/projects/${p.projectId}/jobs/${jobId}`, base), {
+      headers: { cookie },
+    });
+    assert.equal(page.status, 200);
+    assert.match(
+      await page.text(),
+      /Run retried<\/div><div class="small">The process of the worker running it ended \(killed or crashed\): the run was restarted at once\./,
     );
   });
 

@@ -2,12 +2,16 @@
 // processes sharing one database: the API (`docwright serve --no-worker`) creates the job, a
 // separate `docwright worker` starts it. On SQLite no signal crosses between them but the
 // database itself (PRAGMA data_version); on PostgreSQL, LISTEN/NOTIFY. The fallback poll is a
-// second, so a missing wake-up shows as pickups of about half a second.
+// second, so a missing wake-up shows as pickups of about half a second. In one process the
+// wake-up is the process's own signal: tested with a poll too slow to ever start a job.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { Runner } from '../../src/worker/runner.ts';
+import { Worker } from '../../src/worker/worker.ts';
 import { type SeededProject, seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
+import { testDialect } from '../helpers/database.ts';
 import { type ServerProcess, startServerProcess, startWorkerCommand } from '../helpers/process.ts';
-import { firstRun, waitFor } from '../helpers/worker.ts';
+import { createJob, firstRun, waitFor } from '../helpers/worker.ts';
 
 const JOBS = 9;
 
@@ -52,5 +56,41 @@ describe('pickup across processes: API process + docwright worker', () => {
     const sorted = [...pickups].sort((a, b) => a - b);
     const median = sorted[Math.floor(sorted.length / 2)]!;
     assert.ok(median <= 100, `create → run start took ${pickups.join(', ')} ms (median ${median})`);
+  });
+});
+
+describe(`pickup in one process on ${testDialect}: the create wakes the worker`, () => {
+  let t: TestApp;
+  let p: SeededProject;
+  before(async () => {
+    t = await startTestApp();
+    p = await seedProject(t.app, { rateLimit: 1000 });
+  });
+  after(() => t?.close());
+
+  test('with the fallback poll an hour away, only the create’s wake-up can start the job: it starts', async () => {
+    const started = new Map<string, () => void>();
+    const runner: Runner = (job, _run, signal) =>
+      new Promise((resolve) => {
+        const done = () => resolve({ status: 'completed', prLink: null, branch: null, summary: null });
+        started.set(job.id, done);
+        signal.addEventListener('abort', done);
+      });
+    const worker = new Worker(t.app, { runner, pollMs: 3_600_000, concurrency: 2 });
+    worker.start();
+    try {
+      const first = await createJob(t.app, p.projectId, 'first');
+      await waitFor(() => started.has(first), { message: 'the first job to start' });
+      // The claim pass that started the first job ended long before its runner was called (the
+      // worker read the job, its history and its spending, and wrote run.started in between):
+      // with one slot free and no pass under way, the second job has nothing but its wake-up.
+      const second = await createJob(t.app, p.projectId, 'second');
+      await waitFor(() => started.has(second), {
+        message: 'the second job to start (no wake-up after the create?)',
+      });
+      for (const done of started.values()) done();
+    } finally {
+      await worker.stop(0);
+    }
   });
 });

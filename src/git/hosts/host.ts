@@ -29,6 +29,8 @@ export type HostErrorCode =
   | 'repository-not-found'
   | 'ref-not-found'
   | 'invalid-branch-name'
+  | 'branch-not-allowed'
+  | 'branch-exists'
   | 'push-rejected'
   | 'pr-create-failed';
 

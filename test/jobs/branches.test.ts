@@ -1,0 +1,114 @@
+// The record of head branches docwright created (SPEC §14): kept per project, and filled by the
+// migration that introduced it from the pushes made before, so that the jobs of an upgraded
+// database continue their own branches.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { isOwnHeadBranch, recordHeadBranch } from '../../src/jobs/branches.ts';
+import { openStore, type Store } from '../../src/store/database.ts';
+import { migrateToLatest } from '../../src/store/migrations.ts';
+import {
+  createTestDatabase,
+  projectRow,
+  storeOptions,
+  type TestDatabase,
+  testDialect,
+} from '../helpers/database.ts';
+
+describe(`head branches on ${testDialect}`, () => {
+  let database: TestDatabase;
+  let store: Store;
+  before(async () => {
+    database = await createTestDatabase();
+    store = await openStore(storeOptions(database));
+  });
+  after(async () => {
+    await store?.close();
+    await database?.drop();
+  });
+
+  const at = '2026-01-01T00:00:00.000Z';
+  const job = (id: string, projectId: string) => ({
+    id,
+    project_id: projectId,
+    status: 'completed' as const,
+    repository: 'file:///x',
+    ref: 'main',
+    model: '',
+    created_at: at,
+    updated_at: at,
+  });
+  const event = (jobId: string, type: string, data: unknown) => ({
+    job_id: jobId,
+    type,
+    data: JSON.stringify(data),
+    created_at: at,
+  });
+
+  test('the migration records every branch pushed before it, per project; the record is kept per project', async () => {
+    await store.db
+      .insertInto('projects')
+      .values([projectRow('prj_a'), projectRow('prj_b')])
+      .execute();
+    await store.db
+      .insertInto('jobs')
+      .values([job('job_a1', 'prj_a'), job('job_a2', 'prj_a'), job('job_b1', 'prj_b')])
+      .execute();
+    await store.db
+      .insertInto('job_events')
+      .values([
+        event('job_a1', 'git.pushed', { branch: 'docwright/a1' }),
+        event('job_a2', 'git.pushed', { branch: 'docwright/a1' }),
+        event('job_a2', 'git.pushed', { branch: 'release-notes' }),
+        event('job_b1', 'job.created', { prompt: 'x', ref: 'feature/never-pushed' }),
+      ])
+      .execute();
+    // As before the migration: no table, the migration not applied.
+    await sql`drop table head_branches`.execute(store.db);
+    await sql`delete from kysely_migration where name = '0007_head_branches'`.execute(store.db);
+    assert.deepEqual(await migrateToLatest(store.db, store.dialect, database.schema), {
+      applied: ['0007_head_branches'],
+    });
+
+    const own = (projectId: string, branch: string) => isOwnHeadBranch(store.db, projectId, branch);
+    assert.equal(await own('prj_a', 'docwright/a1'), true);
+    assert.equal(await own('prj_a', 'release-notes'), true);
+    assert.equal(await own('prj_b', 'docwright/a1'), false, 'another project’s branch');
+    assert.equal(await own('prj_b', 'feature/never-pushed'), false, 'only pushed branches');
+    const first = await store.db
+      .selectFrom('head_branches')
+      .select('job_id')
+      .where('branch', '=', 'docwright/a1')
+      .executeTakeFirstOrThrow();
+    assert.equal(first.job_id, 'job_a1');
+
+    // Recording again (a follow-up's push) changes nothing; another project records its own.
+    await recordHeadBranch(store.db, {
+      projectId: 'prj_a',
+      branch: 'docwright/a1',
+      jobId: 'job_a2',
+      at: new Date(),
+    });
+    await recordHeadBranch(store.db, {
+      projectId: 'prj_b',
+      branch: 'docwright/a1',
+      jobId: 'job_b1',
+      at: new Date(),
+    });
+    assert.equal(await own('prj_b', 'docwright/a1'), true);
+    const rows = await store.db
+      .selectFrom('head_branches')
+      .selectAll()
+      .orderBy('project_id')
+      .orderBy('branch')
+      .execute();
+    assert.deepEqual(
+      rows.map((r) => [r.project_id, r.branch, r.job_id]),
+      [
+        ['prj_a', 'docwright/a1', 'job_a1'],
+        ['prj_a', 'release-notes', 'job_a2'],
+        ['prj_b', 'docwright/a1', 'job_b1'],
+      ],
+    );
+  });
+});
