@@ -320,6 +320,41 @@ describe('job API', () => {
     assert.equal(new Set(responses.map((r) => r.body.id)).size, 1);
   });
 
+  test('Idempotency-Key is scoped to the project: one key and body in two projects create a job in each', async () => {
+    const [a, b] = [await seedProject(t.app), await seedProject(t.app)];
+    // The README's own example key: every project's first client may well use it.
+    const send = (project: SeededProject) =>
+      t.server.inject({
+        method: 'POST',
+        url: `/v2/agent/${project.projectId}/job`,
+        headers: { ...bearer(project.key), 'idempotency-key': 'typos-1' },
+        payload: { prompt: 'Fix the typos' },
+      });
+    const inA = await send(a);
+    const inB = await send(b);
+    assert.equal(inA.statusCode, 201);
+    assert.equal(inB.statusCode, 201, inB.body);
+    assert.equal(inB.headers['idempotent-replayed'], undefined, 'not a replay of the other project');
+    assert.notEqual(inB.json().id, inA.json().id);
+    for (const [project, res] of [
+      [a, inA],
+      [b, inB],
+    ] as const) {
+      const rows = await t.app.store.db
+        .selectFrom('jobs')
+        .select('id')
+        .where('project_id', '=', project.projectId)
+        .execute();
+      assert.deepEqual(
+        rows.map((r) => r.id),
+        [res.json().id],
+      );
+      const replay = await send(project);
+      assert.equal(replay.headers['idempotent-replayed'], 'true');
+      assert.equal(replay.json().id, res.json().id, 'each project replays its own job');
+    }
+  });
+
   test('/metrics: Prometheus text with jobs by status, queue depth and requests by route', async () => {
     const res = await t.server.inject('/metrics');
     assert.equal(res.statusCode, 200);
