@@ -21,6 +21,7 @@ export const errorStatus = {
   'method-not-allowed': 405,
   'job-busy': 409,
   'job-archived': 409,
+  'job-not-failed': 409,
   'idempotency-key-in-use': 409,
   'operator-exists': 409,
   'webhook-disabled': 409,

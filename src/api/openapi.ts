@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { jobEventSchema } from '../jobs/events.ts';
 import { agentJobSchema } from '../jobs/job.ts';
-import { createJobBody, listEventsQuery, listJobsQuery, messageBody } from '../jobs/requests.ts';
+import { createJobBody, listEventsQuery, listJobsQuery, messageBody, retryBody } from '../jobs/requests.ts';
 import { problemSchema } from './problem.ts';
 
 /**
@@ -26,6 +26,7 @@ export function buildOpenApiDocument(options: { promptMaxChars: number; version:
     Error: problemSchema,
     CreateJobRequest: createJobBody(options.promptMaxChars),
     MessageRequest: messageBody(options.promptMaxChars),
+    RetryRequest: retryBody.meta({ description: '(extension) No fields: an empty object, or no body.' }),
   };
   for (const [id, schema] of Object.entries(schemas)) registry.add(schema, { id });
   const generated = z.toJSONSchema(registry, {
@@ -132,6 +133,23 @@ export function buildOpenApiDocument(options: { promptMaxChars: number; version:
           responses: {
             '200': { description: 'Follow-up queued', headers: rateLimitHeaders, content: json('AgentJob') },
             ...errors(400, 401, 403, 404, 409, 413, 415, 422, 429, 503),
+          },
+        },
+      },
+      '/v2/agent/{projectId}/job/{id}/retry': {
+        post: {
+          operationId: 'retryJob',
+          summary:
+            '(extension) Retry a failed job: its last instruction runs again as a new run of the same job, on its branch. Counts against the rate limit like a follow-up.',
+          parameters: [projectId, jobId, idempotencyKey],
+          requestBody: { required: false, content: json('RetryRequest') },
+          responses: {
+            '200': { description: 'Retry queued', headers: rateLimitHeaders, content: json('AgentJob') },
+            ...errors(400, 401, 403, 404),
+            '409': problem(
+              'The job is active (job-busy), archived (job-archived) or completed (job-not-failed)',
+            ),
+            ...errors(413, 415, 422, 429, 503),
           },
         },
       },

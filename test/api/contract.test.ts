@@ -78,7 +78,7 @@ describe('API contract', () => {
   }
 
   before(async () => {
-    t = await startTestApp({ env: { DOCWRIGHT_RATE_LIMIT: '3' } });
+    t = await startTestApp({ env: { DOCWRIGHT_RATE_LIMIT: '4' } });
     p = await seedProject(t.app);
     const base = `/v2/agent/${p.projectId}`;
     const job = (await call('POST', '/v2/agent/{projectId}/job', `${base}/job`, { prompt: 'Add a page' }))
@@ -112,6 +112,13 @@ describe('API contract', () => {
     await call('POST', '/v2/agent/{projectId}/job/{id}/message', `${base}/job/${job.id}/message`, {
       promt: 'typo',
     });
+    await call('POST', '/v2/agent/{projectId}/job/{id}/retry', `${base}/job/${job.id}/retry`);
+    await t.app.store.db
+      .updateTable('jobs')
+      .set({ status: 'failed', error_code: 'model-unavailable', error_message: 'down' })
+      .where('id', '=', second.id)
+      .execute();
+    await call('POST', '/v2/agent/{projectId}/job/{id}/retry', `${base}/job/${second.id}/retry`, {});
     await call('POST', '/v2/agent/{projectId}/job', `${base}/job`, { prompt: 'over the limit' });
     await call(
       'POST',
