@@ -1,6 +1,6 @@
 /**
- * `docwright webhook create|list|delete` (SPEC §13), plus `enable`, `deliveries` and `resend`
- * for the delivery history. Admin commands: they use the database directly, as `key` does.
+ * `docwright webhook create|list|delete` (SPEC §13), plus `disable`, `enable`, `deliveries` and
+ * `resend` for the delivery history. Admin commands: they use the database directly, as `key` does.
  */
 import { type Command, Option } from 'commander';
 import { WEBHOOK_EVENT_TYPES } from '../webhooks/events.ts';
@@ -82,6 +82,16 @@ export function registerWebhookCommands(program: Command): void {
     .action(async (id: string, options) => {
       const deleted = await withApp((app) => app.webhooks.deleteEndpoint(id));
       print(options.json, deleted, () => `deleted webhook endpoint ${deleted.id} (${deleted.url})`);
+    });
+
+  webhook
+    .command('disable')
+    .description('stop sending to an endpoint (its queued deliveries fail; enable sends again)')
+    .argument('<endpoint-id>', 'endpoint id (whe_…)')
+    .option('--json', 'print as JSON')
+    .action(async (id: string, options) => {
+      const disabled = await withApp((app) => app.webhooks.disableEndpoint(id));
+      print(options.json, disabled, () => `disabled webhook endpoint ${disabled.id} (${disabled.url})`);
     });
 
   webhook
