@@ -467,6 +467,9 @@ describe('job API', () => {
     const doc = (await t.server.inject('/openapi.json')).json();
     assert.equal(doc.openapi, '3.1.0');
     assert.deepEqual(Object.keys(doc.paths).sort(), [
+      '/v1/agent/{projectId}/job',
+      '/v1/agent/{projectId}/job/{id}',
+      '/v1/agent/{projectId}/jobs',
       '/v2/agent/{projectId}/job',
       '/v2/agent/{projectId}/job/{id}',
       '/v2/agent/{projectId}/job/{id}/archive',
