@@ -4,7 +4,7 @@ import { DocwrightError } from '../errors.ts';
 import type { ProjectDeletionImpact } from '../projects/project-deletion.ts';
 import type { ProjectView } from '../projects/projects.ts';
 import { HOSTS } from '../projects/repository.ts';
-import { modelWarning } from './model-warning.ts';
+import { modelReport } from './model-report.ts';
 import { describe, print, table, withApp } from './output.ts';
 import { list, positiveInt, secretFile } from './parsers.ts';
 
@@ -186,11 +186,12 @@ export function registerProjectCommands(program: Command): void {
   withFields(project.command('create').description('create a project'), ['name', 'repository']).action(
     async (options) => {
       warnAboutBareSecrets(options);
-      const [created, warning] = await withApp(async (app) => {
+      const [created, report] = await withApp(async (app) => {
         const project = await app.projects.create(inputFrom(options));
-        return [project, await modelWarning(app, project)] as const;
+        return [project, await modelReport(app, project)] as const;
       }).catch(withFlagNames);
-      if (warning) process.stderr.write(`docwright: warning: ${warning}\n`);
+      for (const warning of report.warnings) process.stderr.write(`docwright: warning: ${warning}\n`);
+      for (const note of report.notes) process.stderr.write(`docwright: note: ${note}\n`);
       print(
         options.json,
         created,

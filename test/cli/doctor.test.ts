@@ -556,7 +556,7 @@ describe(`docwright doctor (${testDialect})`, () => {
         'migrations',
         undefined,
         'warn',
-        /^6 pending migrations \(0001_foundation, 0002_operators, 0003_webhooks, 0004_dashboard, 0005_usage, 0006_rate_limit_counts\): run docwright migrate/,
+        /^7 pending migrations \(0001_foundation, 0002_operators, 0003_webhooks, 0004_dashboard, 0005_usage, 0006_rate_limit_counts, 0007_server_processes\): run docwright migrate/,
       );
       expectCheck(report, 'database', undefined, 'ok');
       assert.deepEqual(await tables(database), [], 'doctor created no table');

@@ -23,6 +23,7 @@ export const ALL_MIGRATIONS = [
   '0004_dashboard',
   '0005_usage',
   '0006_rate_limit_counts',
+  '0007_server_processes',
 ];
 
 /** A `projects` row written straight to the database (for tests below the services). */
