@@ -58,7 +58,7 @@ export async function modelReport(app: App, project: ProjectView): Promise<Model
         ? ` This shell's DOCWRIGHT_MODEL=${shellModel} does not reach a server that is already running: restart it with that variable set.`
         : ' Start it with DOCWRIGHT_MODEL set (e.g. anthropic/claude-sonnet-4-5).';
       warnings.push(
-        `the running docwright server (${creators.map(describeServer).join(', ') || describeServer(servers[0]!)}) has no model: ` +
+        `the running ${(creators.length > 0 ? creators : servers).map(describeServer).join(', ')} has no model: ` +
           `DOCWRIGHT_MODEL is not set in its environment, so jobs of this project will fail with model-not-configured.${shell} ` +
           'Or give the project its own: docwright project update --model …',
       );

@@ -65,7 +65,7 @@ describe('commands judge by the running server’s settings', () => {
     const warning = created.stderr.trim();
     assert.match(
       warning,
-      /^docwright: warning: the running docwright server \(docwright serve \(pid \d+ on .+\)\) has no model: DOCWRIGHT_MODEL is not set in its environment, so jobs of this project will fail with model-not-configured\. This shell's DOCWRIGHT_MODEL=anthropic\/claude-sonnet-4-5 does not reach a server that is already running: restart it with that variable set\./,
+      /^docwright: warning: the running docwright serve \(pid \d+ on .+\) has no model: DOCWRIGHT_MODEL is not set in its environment, so jobs of this project will fail with model-not-configured\. This shell's DOCWRIGHT_MODEL=anthropic\/claude-sonnet-4-5 does not reach a server that is already running: restart it with that variable set\./,
     );
     assert.ok(!warning.includes('sk-ant-shell'), 'no key in the output');
     // What the warning foretold is what happens.
