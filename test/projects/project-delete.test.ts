@@ -31,8 +31,8 @@ describe('deleting a project', () => {
   let worker: Worker;
   let doomed: SeededProject;
   let kept: SeededProject;
-  /** Jobs whose run the worker stopped, with the reason it gave. */
-  const stopped = new Map<string, unknown>();
+  /** Jobs whose run the worker stopped, with what recording usage after that gave. */
+  const stopped = new Map<string, string>();
   let started: Promise<string>;
   let markStarted: (jobId: string) => void;
 
@@ -43,7 +43,11 @@ describe('deleting a project', () => {
     markStarted(job.id);
     if (!signal.aborted)
       await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
-    stopped.set(job.id, signal.reason);
+    // Tokens the model reported as the run was stopped: nothing to charge them to, and no error.
+    stopped.set(
+      job.id,
+      await recordUsage({ inputTokens: 5, outputTokens: 1 }).then(() => 'recorded', String),
+    );
     return { status: 'failed', error: { code: 'internal-error', message: 'stopped' } };
   };
 
@@ -126,6 +130,7 @@ describe('deleting a project', () => {
     }
     // The running job's worker stops it, and writes nothing more for it.
     await waitFor(async () => stopped.has(runningId), { timeoutMs: 15_000 });
+    assert.equal(stopped.get(runningId), 'recorded', 'late usage of the deleted run fails nothing');
     await worker.stop(0);
     assert.ok(signals.some((s) => s.kind === 'run-cancelled'));
     assert.deepEqual(await rowsOf(doomed.projectId), {}, 'no row of the project is left');
