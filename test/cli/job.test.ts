@@ -8,7 +8,7 @@ import { serverUrl } from '../../src/cli/job.ts';
 import type { AgentJob, JobEvent } from '../../src/client/types.ts';
 import { httpError, type ScriptedServer, startOpenAIServer, toolCall } from '../doubles/openai-server.ts';
 import { createGitRepository, startTestApp, type TestApp } from '../helpers/app.ts';
-import { closedPort, type ServerProcess, startServerProcess } from '../helpers/process.ts';
+import { closedPort, type ServerProcess, scriptMissing, startServerProcess } from '../helpers/process.ts';
 
 /**
  * `docwright job …` as a user runs it: the real CLI as a child process against a real
@@ -23,16 +23,6 @@ interface Run {
   stdout: string;
   stderr: string;
 }
-
-const scriptMissing = (() => {
-  try {
-    return execFileSync('script', ['--version'], { encoding: 'utf8' }).includes('util-linux')
-      ? false
-      : 'script is not the util-linux one';
-  } catch {
-    return 'no script command to run the CLI on a terminal';
-  }
-})();
 
 /** The caller's environment minus anything that would point docwright elsewhere. */
 function baseEnv(): NodeJS.ProcessEnv {

@@ -2,24 +2,20 @@
 // database: it says what it would delete and asks first (the project's name on a terminal,
 // --yes elsewhere); once deleted, the running server refuses the project's key.
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { bearer, type SeededProject, seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
-import { cleanEnv, runCli, type ServerProcess, startServerProcess } from '../helpers/process.ts';
+import {
+  cleanEnv,
+  runCli,
+  type ServerProcess,
+  scriptMissing,
+  startServerProcess,
+} from '../helpers/process.ts';
 import { waitFor } from '../helpers/worker.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/docwright.js');
-
-const scriptMissing = (() => {
-  try {
-    return execFileSync('script', ['--version'], { encoding: 'utf8' }).includes('util-linux')
-      ? false
-      : 'script is not the util-linux one';
-  } catch {
-    return 'no script command to run the CLI on a terminal';
-  }
-})();
 
 describe('docwright project delete', () => {
   let t: TestApp;

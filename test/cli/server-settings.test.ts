@@ -47,6 +47,22 @@ describe('commands judge by the running server’s settings', () => {
     return { id: (JSON.parse(run.stdout) as { id: string }).id, stderr: run.stderr };
   };
 
+  /** A job created over the server's API, once it has ended. */
+  const runJob = async (server: ServerProcess, projectId: string, prompt: string) => {
+    const key = (await t.app.keys.create(projectId)).key;
+    const job = (await (
+      await fetch(`${server.url}/v2/agent/${projectId}/job`, {
+        method: 'POST',
+        headers: { ...bearer(key), 'content-type': 'application/json' },
+        body: JSON.stringify({ prompt }),
+      })
+    ).json()) as { id: string };
+    return waitFor(async () => {
+      const found = await t.app.jobs.get(projectId, job.id);
+      return found.status === 'active' ? undefined : found;
+    });
+  };
+
   before(async () => {
     [t, model] = await Promise.all([startTestApp(), startOpenAIServer()]);
     repo = createGitRepository({ 'index.mdx': '---\ntitle: Home\n---\n\nWelcome.\n' });
@@ -69,18 +85,8 @@ describe('commands judge by the running server’s settings', () => {
     );
     assert.ok(!warning.includes('sk-ant-shell'), 'no key in the output');
     // What the warning foretold is what happens.
-    const key = (await t.app.keys.create(created.id)).key;
-    const job = (await (
-      await fetch(`${server.url}/v2/agent/${created.id}/job`, {
-        method: 'POST',
-        headers: { ...bearer(key), 'content-type': 'application/json' },
-        body: JSON.stringify({ prompt: 'Say hello' }),
-      })
-    ).json()) as { id: string };
-    const failed = await waitFor(async () => {
-      const found = await t.app.jobs.get(created.id, job.id);
-      return found.status === 'failed' ? found : undefined;
-    });
+    const failed = await runJob(server, created.id, 'Say hello');
+    assert.equal(failed.status, 'failed');
     assert.equal(failed.error?.code, 'model-not-configured');
     await stop(server);
   });
@@ -93,18 +99,7 @@ describe('commands judge by the running server’s settings', () => {
     const created = await createProject();
     assert.equal(created.stderr, '', 'judged by the server, which can run it');
     model.push(toolCall('finish', { title: 'Nothing to change', summary: 'The page is fine.' }));
-    const key = (await t.app.keys.create(created.id)).key;
-    const job = (await (
-      await fetch(`${server.url}/v2/agent/${created.id}/job`, {
-        method: 'POST',
-        headers: { ...bearer(key), 'content-type': 'application/json' },
-        body: JSON.stringify({ prompt: 'Check the home page' }),
-      })
-    ).json()) as { id: string };
-    const done = await waitFor(async () => {
-      const found = await t.app.jobs.get(created.id, job.id);
-      return found.status === 'active' ? undefined : found;
-    });
+    const done = await runJob(server, created.id, 'Check the home page');
     assert.equal(done.status, 'completed', JSON.stringify(done.error));
     await stop(server);
   });
