@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { closingList } from './skipped-tests.ts';
 
 const args = process.argv.slice(2);
 const dbIndex = args.indexOf('--db');
@@ -107,12 +108,5 @@ for (const db of only ? [only] : ['sqlite', 'postgres']) {
 }
 rmSync(scratch, { recursive: true, force: true });
 
-for (const [db, lines] of skipped) {
-  if (lines.length === 0) {
-    console.log(`\n=== ${db}: nothing skipped ===`);
-    continue;
-  }
-  console.log(`\n=== ${db}: ${lines.length} skipped (each with why) ===`);
-  for (const line of lines) console.log(`  SKIPPED ${line}`);
-}
+for (const [db, lines] of skipped) console.log(closingList(db, lines));
 process.exit(failed ? 1 : 0);

@@ -1,6 +1,7 @@
 import type { Config } from './config.ts';
 import { environmentSecrets } from './environment-secrets.ts';
 import { DocwrightError } from './errors.ts';
+import { MirrorCache } from './git/mirror.ts';
 import { createJobService, type JobService } from './jobs/jobs.ts';
 import { createKeyService, type KeyService } from './keys/keys.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -83,12 +84,20 @@ export async function openApp(config: Config, options: OpenAppOptions = {}): Pro
     schema: config.databaseSchema,
     logger,
   });
+  const keys = createKeyService({ store, now, signals });
   return {
     config,
     store,
     logger,
-    projects: createProjectService({ store, secretBox: getSecretBox, now }),
-    keys: createKeyService({ store, now, signals }),
+    projects: createProjectService({
+      store,
+      secretBox: getSecretBox,
+      now,
+      signals,
+      keys,
+      mirrors: new MirrorCache(config.mirrors),
+    }),
+    keys,
     operators,
     sessions: createSessionService({ store, now }),
     webhooks: createWebhookService({

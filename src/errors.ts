@@ -22,6 +22,7 @@ export const errorStatus = {
   'job-busy': 409,
   'branch-exists': 409,
   'job-archived': 409,
+  'job-not-failed': 409,
   'idempotency-key-in-use': 409,
   'operator-exists': 409,
   'webhook-disabled': 409,

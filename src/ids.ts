@@ -34,6 +34,7 @@ export const newWebhookEndpointId = (): string => `whe_${nextUlid().toLowerCase(
 /** A webhook message id is the `webhook-id` header receivers de-duplicate by. */
 export const newWebhookMessageId = (): string => `msg_${nextUlid().toLowerCase()}`;
 export const newWebhookDeliveryId = (): string => `whd_${nextUlid().toLowerCase()}`;
+export const newServerProcessId = (): string => `srv_${nextUlid().toLowerCase()}`;
 
 const jobIdRe = new RegExp(`^job_${ulidPattern}$`);
 const projectIdRe = new RegExp(`^prj_${ulidPattern}$`);

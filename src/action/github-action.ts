@@ -3,12 +3,12 @@
  * `INPUT_<NAME>`, runs `docwright job create [--wait] --json` with the key in the environment and
  * the prompt on stdin (never on a command line), and writes `job-id`, `status` and `pr-link` to
  * `GITHUB_OUTPUT` and a line to the step summary. Its exit code is the CLI's: 0 when the job
- * completed (or, without waiting, was created). Only node: modules, so it runs from the action's
- * checkout without installing anything.
+ * completed (or, without waiting, was created). Only node: modules, so that it can say what is
+ * wrong when the action's checkout lacks its dependencies.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 
 /** The action's root: the docwright repository at the version the workflow pinned. */
@@ -32,17 +32,17 @@ export function getBooleanInput(name: string, env: NodeJS.ProcessEnv): boolean {
 }
 
 /**
- * How to run docwright: the checkout's own CLI when its dependencies are installed (a
- * self-hosted runner, this repository's tests), else the same version from npm.
+ * How to run docwright: the CLI of the action's own checkout, whose dependencies action.yml's
+ * install step put there. Never a package fetched by name from npm (that name is anyone's to
+ * publish first), so a checkout without them is an error that says how to install them.
  */
 export function cliCommand(root = ACTION_ROOT): string[] {
-  if (existsSync(path.join(root, 'node_modules', 'commander'))) {
-    return [process.execPath, path.join(root, 'bin', 'docwright.js')];
+  if (!existsSync(path.join(root, 'node_modules', 'commander'))) {
+    throw new InputError(
+      `docwright's dependencies are not installed in ${root}: run npm ci --omit=dev there (action.yml's install step does)`,
+    );
   }
-  const { version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
-    version: string;
-  };
-  return ['npx', '--yes', `docwright@${version}`];
+  return [process.execPath, path.join(root, 'bin', 'docwright.js')];
 }
 
 /** Appends `name=value` to a GITHUB_OUTPUT-style file, with a delimiter no value can contain. */

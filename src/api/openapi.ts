@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { v1CreateBody, v1ListQuery } from '../compat/v1-request.ts';
+import { v1SessionSchema } from '../compat/v1-session.ts';
 import { jobEventSchema } from '../jobs/events.ts';
 import { agentJobSchema } from '../jobs/job.ts';
-import { createJobBody, listEventsQuery, listJobsQuery, messageBody } from '../jobs/requests.ts';
+import { createJobBody, listEventsQuery, listJobsQuery, messageBody, retryBody } from '../jobs/requests.ts';
 import { problemSchema } from './problem.ts';
 
 /**
@@ -26,6 +28,10 @@ export function buildOpenApiDocument(options: { promptMaxChars: number; version:
     Error: problemSchema,
     CreateJobRequest: createJobBody(options.promptMaxChars),
     MessageRequest: messageBody(options.promptMaxChars),
+    RetryRequest: retryBody.meta({ description: '(extension) No fields: an empty object, or no body.' }),
+    V1CreateRequest: v1CreateBody,
+    V1Session: v1SessionSchema,
+    V1SessionList: z.object({ allSessions: z.array(v1SessionSchema) }),
   };
   for (const [id, schema] of Object.entries(schemas)) registry.add(schema, { id });
   const generated = z.toJSONSchema(registry, {
@@ -38,7 +44,7 @@ export function buildOpenApiDocument(options: { promptMaxChars: number; version:
     components[id] = rest;
   }
   // Request bodies are described as clients send them (defaults optional).
-  for (const id of ['CreateJobRequest', 'MessageRequest'] as const) {
+  for (const id of ['CreateJobRequest', 'MessageRequest', 'V1CreateRequest'] as const) {
     const { $schema: _s, ...rest } = z.toJSONSchema(schemas[id], { io: 'input' }) as Record<string, unknown>;
     components[id] = rest;
   }
@@ -81,6 +87,62 @@ export function buildOpenApiDocument(options: { promptMaxChars: number; version:
     schema: { type: 'string', minLength: 1, maxLength: 255 },
     description:
       '(extension) A repeat with the same key and body within 24 h returns the original response and creates nothing.',
+  };
+
+  // Mintlify's deprecated v1 agent API, for the clients written against it: tagged apart, so that
+  // the v2 operations read exactly as Mintlify's own description.
+  const v1 = { tags: [V1_TAG] };
+  const v1Paths = {
+    '/v1/agent/{projectId}/job': {
+      post: {
+        ...v1,
+        operationId: 'v1CreateJob',
+        summary: '(extension) Mintlify v1: create a job and follow its run',
+        description:
+          'The instruction is the user messages (system messages are added as guidance); `branch` names the head branch, `asDraft` (default true) the pull request draft state, `model` `sonnet`/`opus` the project model. Same keys, rate limit, Idempotency-Key and errors as v2.',
+        parameters: [projectId, idempotencyKey],
+        requestBody: { required: true, content: json('V1CreateRequest') },
+        responses: {
+          '200': {
+            description:
+              'The run as an AI SDK UI message stream (Server-Sent Events), ending when the run ends; a client that disconnects does not stop the job.',
+            headers: {
+              'X-Session-Id': { description: 'The job id', schema: { type: 'string' } },
+              'X-Branch-Name': { description: 'The head branch', schema: { type: 'string' } },
+              ...rateLimitHeaders,
+            },
+            content: { 'text/event-stream': { schema: { type: 'string' } } },
+          },
+          ...errors(400, 401, 403, 404),
+          '409': problem('The branch exists and docwright did not create it (branch-exists)'),
+          ...errors(413, 415, 422, 429, 503),
+        },
+      },
+    },
+    '/v1/agent/{projectId}/job/{id}': {
+      get: {
+        ...v1,
+        operationId: 'v1GetJob',
+        summary: '(extension) Mintlify v1: a job as a v1 session',
+        parameters: [projectId, jobId],
+        responses: {
+          '200': { description: 'The session', content: json('V1Session') },
+          ...errors(401, 403, 404, 503),
+        },
+      },
+    },
+    '/v1/agent/{projectId}/jobs': {
+      get: {
+        ...v1,
+        operationId: 'v1ListJobs',
+        summary: '(extension) Mintlify v1: the jobs as v1 sessions, newest first',
+        parameters: [projectId, ...queryParams(v1ListQuery)],
+        responses: {
+          '200': { description: 'A page of sessions', content: json('V1SessionList') },
+          ...errors(400, 401, 403, 404, 503),
+        },
+      },
+    },
   };
 
   return {
@@ -132,6 +194,23 @@ export function buildOpenApiDocument(options: { promptMaxChars: number; version:
           responses: {
             '200': { description: 'Follow-up queued', headers: rateLimitHeaders, content: json('AgentJob') },
             ...errors(400, 401, 403, 404, 409, 413, 415, 422, 429, 503),
+          },
+        },
+      },
+      '/v2/agent/{projectId}/job/{id}/retry': {
+        post: {
+          operationId: 'retryJob',
+          summary:
+            '(extension) Retry a failed job: its last instruction runs again as a new run of the same job, on its branch. Counts against the rate limit like a follow-up.',
+          parameters: [projectId, jobId, idempotencyKey],
+          requestBody: { required: false, content: json('RetryRequest') },
+          responses: {
+            '200': { description: 'Retry queued', headers: rateLimitHeaders, content: json('AgentJob') },
+            ...errors(400, 401, 403, 404),
+            '409': problem(
+              'The job is active (job-busy), archived (job-archived) or completed (job-not-failed)',
+            ),
+            ...errors(413, 415, 422, 429, 503),
           },
         },
       },
@@ -187,6 +266,7 @@ export function buildOpenApiDocument(options: { promptMaxChars: number; version:
           },
         },
       },
+      ...v1Paths,
     },
     components: {
       schemas: components,
@@ -200,6 +280,8 @@ export function buildOpenApiDocument(options: { promptMaxChars: number; version:
     },
   };
 }
+
+const V1_TAG = 'Mintlify v1 compatibility (extension)';
 
 const errorDescriptions: Record<number, string> = {
   400: 'Invalid request',

@@ -1,5 +1,5 @@
 /**
- * `docwright job create|get|list|watch|message|archive` (SPEC §11): the HTTP API from the
+ * `docwright job create|get|list|watch|message|retry|archive` (SPEC §11): the HTTP API from the
  * command line, through the typed client of src/client. The server is `DOCWRIGHT_URL` (or
  * `--url`), the key `DOCWRIGHT_API_KEY` (never a flag: command lines end up in `ps` and shell
  * history), the project `--project` or `DOCWRIGHT_PROJECT`.
@@ -158,9 +158,16 @@ async function promptOf(flags: WorkFlags): Promise<string> {
 }
 
 function promptOptions(command: Command): Command {
+  return workOptions(
+    command
+      .option('--prompt <text>', 'the instruction (- reads it from stdin)')
+      .option('--prompt-file <path>', 'read the instruction from a file (- for stdin)'),
+  );
+}
+
+/** Options of every command that queues a run (create, message, retry). */
+function workOptions(command: Command): Command {
   return command
-    .option('--prompt <text>', 'the instruction (- reads it from stdin)')
-    .option('--prompt-file <path>', 'read the instruction from a file (- for stdin)')
     .option(
       '--idempotency-key <key>',
       'repeat-safe request key (default: a new one per run, so a retried request never creates twice)',
@@ -239,6 +246,14 @@ async function waitAndPrint(
     process.stderr.write(`docwright: ${describeJob(final)}\n`);
     process.exitCode = 1;
   }
+}
+
+/** A follow-up or retry just queued: printed, or with `--wait` followed (its own run's events only). */
+function printQueued(connection: Connection, queued: AgentJob, flags: WorkFlags): Promise<void> | void {
+  // Its events are written from the moment the run was queued.
+  if (flags.wait)
+    return waitAndPrint(connection, queued, flags, (event) => event.createdAt >= queued.updatedAt);
+  print(flags.json, queued, () => describe(queued));
 }
 
 export function registerJobCommands(program: Command): void {
@@ -350,10 +365,19 @@ export function registerJobCommands(program: Command): void {
           { prompt },
           { idempotencyKey },
         );
-        // Progress shows this run only: its events are written from the moment the message was.
-        if (flags.wait)
-          return waitAndPrint(connection, queued, flags, (event) => event.createdAt >= queued.updatedAt);
-        print(flags.json, queued, () => describe(queued));
+        return printQueued(connection, queued, flags);
+      }),
+    );
+
+  workOptions(withConnection(job.command('retry')))
+    .description("run a failed job's last instruction again, on the same job and branch")
+    .argument('<id>', 'job id (job_…)')
+    .action(
+      handled(async (id: string, flags: WorkFlags) => {
+        const connection = connect(flags);
+        const idempotencyKey = flags.idempotencyKey ?? randomUUID();
+        const queued = await connection.client.retryJob(connection.projectId, id, { idempotencyKey });
+        return printQueued(connection, queued, flags);
       }),
     );
 

@@ -1,8 +1,10 @@
+import { createInterface } from 'node:readline/promises';
 import { type Command, Option } from 'commander';
 import { DocwrightError } from '../errors.ts';
+import type { ProjectDeletionImpact } from '../projects/project-deletion.ts';
 import type { ProjectView } from '../projects/projects.ts';
 import { HOSTS } from '../projects/repository.ts';
-import { modelWarning } from './model-warning.ts';
+import { modelReport } from './model-report.ts';
 import { describe, print, table, withApp } from './output.ts';
 import { list, positiveInt, secretFile } from './parsers.ts';
 
@@ -136,6 +138,41 @@ function withFlagNames(error: unknown): never {
 
 const human = (p: ProjectView) => describe({ ...p } as unknown as Record<string, unknown>);
 
+const counted = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+/** What a deletion removes, in words. */
+function removal(impact: ProjectDeletionImpact & { mirrors?: number }): string {
+  const jobs = counted(impact.jobs, 'job');
+  const active = impact.activeJobs > 0 ? ` (${impact.activeJobs} active, cancelled)` : '';
+  const mirrors = impact.mirrors ? `, ${counted(impact.mirrors, 'git mirror')}` : '';
+  return `${jobs}${active}, ${counted(impact.keys, 'API key')}, ${counted(impact.webhookEndpoints, 'webhook endpoint')}${mirrors}`;
+}
+
+/**
+ * Asks on the terminal for the project's name before deleting it; without a terminal there is no
+ * one to ask, and `--yes` must say it. Refusing throws: nothing is deleted.
+ */
+async function confirmDeletion(project: ProjectView, impact: ProjectDeletionImpact): Promise<void> {
+  const what = `project ${project.id} (${project.name}) and ${removal(impact)}`;
+  if (!process.stdin.isTTY || !process.stderr.isTTY) {
+    throw new DocwrightError(
+      'invalid-request',
+      `this deletes ${what}; nothing was deleted: pass --yes to confirm`,
+    );
+  }
+  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await prompt.question(
+      `This deletes ${what}. Pushed branches and pull requests stay on the code host.\nType the project's name (${project.name}) to delete it: `,
+    );
+    if (answer.trim() !== project.name) {
+      throw new DocwrightError('invalid-request', 'the name did not match; nothing was deleted');
+    }
+  } finally {
+    prompt.close();
+  }
+}
+
 export function registerProjectCommands(program: Command): void {
   const project = program.command('project').description('manage projects');
 
@@ -149,11 +186,12 @@ export function registerProjectCommands(program: Command): void {
   withFields(project.command('create').description('create a project'), ['name', 'repository']).action(
     async (options) => {
       warnAboutBareSecrets(options);
-      const [created, warning] = await withApp(async (app) => {
+      const [created, report] = await withApp(async (app) => {
         const project = await app.projects.create(inputFrom(options));
-        return [project, await modelWarning(app, project)] as const;
+        return [project, await modelReport(app, project)] as const;
       }).catch(withFlagNames);
-      if (warning) process.stderr.write(`docwright: warning: ${warning}\n`);
+      for (const warning of report.warnings) process.stderr.write(`docwright: warning: ${warning}\n`);
+      for (const note of report.notes) process.stderr.write(`docwright: note: ${note}\n`);
       print(
         options.json,
         created,
@@ -186,6 +224,25 @@ export function registerProjectCommands(program: Command): void {
           ['ID', 'NAME', 'HOST', 'REPOSITORY', 'REF'],
           projects.map((p) => [p.id, p.name, p.host, p.repository, p.ref]),
         ),
+      );
+    });
+
+  project
+    .command('delete')
+    .description('delete a project with its jobs, API keys and webhooks (running jobs are cancelled)')
+    .argument('<id>', 'project id')
+    .option('--yes', 'delete without asking (required when not on a terminal)')
+    .option('--json', 'print what was deleted as JSON')
+    .action(async (id: string, options: { yes?: boolean; json?: boolean }) => {
+      const deleted = await withApp(async (app) => {
+        const found = await app.projects.get(id);
+        if (!options.yes) await confirmDeletion(found, await app.projects.deletionImpact(id));
+        return app.projects.delete(id);
+      });
+      print(
+        options.json,
+        deleted,
+        () => `deleted project ${deleted.id} (${deleted.name}): ${removal(deleted.deleted)}`,
       );
     });
 

@@ -4,6 +4,7 @@ import { type App, openApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import { announceFirstRun } from '../dashboard/first-run.ts';
 import { DocwrightError } from '../errors.ts';
+import { recordServer } from '../servers/servers.ts';
 import { isDatabaseUnavailable } from '../store/dialect.ts';
 import { WebhookDispatcher } from '../webhooks/dispatcher.ts';
 import { createAgentRunner } from '../worker/agent-runner.ts';
@@ -98,13 +99,17 @@ export function registerServeCommands(program: Command): void {
       // Webhooks are sent by the processes that run jobs (SPEC §13).
       const webhooks = options.worker ? new WebhookDispatcher(app) : undefined;
       installSafetyNet(app);
-      onShutdown(app, async () => {
-        await Promise.all([server.close(), worker.stop(), webhooks?.stop()]);
-      });
       const address = await server.listen({ port: options.port, host: options.host }).catch(async (error) => {
         await app.close();
         throw listenError(error, options.host, options.port);
       });
+      // Before the process says it listens: a command run from then on sees its settings.
+      const record = recordServer(app, { servesApi: true, runsJobs: options.worker });
+      onShutdown(app, async () => {
+        await Promise.all([server.close(), worker.stop(), webhooks?.stop()]);
+        await record.stop();
+      });
+      await record.started;
       await reportAtStart(app);
       worker.start();
       webhooks?.start();
@@ -128,9 +133,12 @@ export function registerServeCommands(program: Command): void {
       const worker = new Worker(app, { runner: createAgentRunner(app), concurrency: options.concurrency });
       const webhooks = new WebhookDispatcher(app);
       installSafetyNet(app);
+      const record = recordServer(app, { servesApi: false, runsJobs: true });
       onShutdown(app, async () => {
         await Promise.all([worker.stop(), webhooks.stop()]);
+        await record.stop();
       });
+      await record.started;
       await reportAtStart(app);
       worker.start();
       webhooks.start();

@@ -1,8 +1,12 @@
 /**
- * `docwright webhook create|list|delete` (SPEC §13), plus `enable`, `deliveries` and `resend`
- * for the delivery history. Admin commands: they use the database directly, as `key` does.
+ * `docwright webhook create|list|delete` (SPEC §13), plus `disable`, `enable`, `deliveries` and
+ * `resend` for the delivery history. Admin commands: they use the database directly, as `key` does.
  */
 import { type Command, Option } from 'commander';
+import type { App } from '../app.ts';
+import { DocwrightError } from '../errors.ts';
+import { describeServer, liveServers } from '../servers/servers.ts';
+import { checkUrlHost, EgressRefused } from '../webhooks/egress.ts';
 import { WEBHOOK_EVENT_TYPES } from '../webhooks/events.ts';
 import type { WebhookDeliveryView, WebhookEndpointView } from '../webhooks/webhooks.ts';
 import { describe, print, table, withApp } from './output.ts';
@@ -27,6 +31,43 @@ const deliveryRow = (d: WebhookDeliveryView) => [
   d.lastError ?? '',
 ];
 
+/**
+ * Whether the endpoint may be on a private address, as the running processes that send webhooks
+ * judge it (servers.ts), or with none running as this shell's environment does, saying so:
+ * `refusal` explains a refusal of `url`, `note` an acceptance only this shell allowed.
+ */
+async function egressSetting(
+  app: App,
+  url: string,
+): Promise<{ allowPrivate: boolean; refusal?: string; note?: string }> {
+  let isPrivate = false;
+  try {
+    checkUrlHost(new URL(url));
+  } catch (error) {
+    isPrivate = error instanceof EgressRefused;
+  }
+  const senders = (await liveServers(app.store.db, app.now())).filter((s) => s.runsJobs);
+  if (senders.length === 0) {
+    const allowPrivate = app.config.webhooks.allowPrivate;
+    const judged = `no docwright server is running on ${app.store.location}, so this was judged by this shell's environment`;
+    if (!isPrivate) return { allowPrivate };
+    return allowPrivate
+      ? {
+          allowPrivate,
+          note: `${judged} (DOCWRIGHT_WEBHOOK_ALLOW_PRIVATE=1): start the server with it too, or it will refuse to send to ${url}`,
+        }
+      : { allowPrivate, refusal: judged };
+  }
+  const refusing = senders.filter((s) => !s.settings.webhookAllowPrivate);
+  if (refusing.length === 0) return { allowPrivate: true };
+  return {
+    allowPrivate: false,
+    ...(isPrivate && {
+      refusal: `judged by the running ${refusing.map(describeServer).join(', ')}, which sends webhooks and was started without DOCWRIGHT_WEBHOOK_ALLOW_PRIVATE=1`,
+    }),
+  };
+}
+
 export function registerWebhookCommands(program: Command): void {
   const webhook = program.command('webhook').description("manage a project's webhook endpoints");
 
@@ -43,13 +84,24 @@ export function registerWebhookCommands(program: Command): void {
     .option('--description <text>', 'what the endpoint is for')
     .option('--json', 'print as JSON')
     .action(async (options) => {
-      const created = await withApp((app) =>
-        app.webhooks.createEndpoint(options.project, {
-          url: options.url,
-          events: options.events,
-          description: options.description,
-        }),
-      );
+      const [created, note] = await withApp(async (app) => {
+        const egress = await egressSetting(app, options.url);
+        const endpoint = await app.webhooks
+          .createEndpoint(
+            options.project,
+            { url: options.url, events: options.events, description: options.description },
+            { allowPrivate: egress.allowPrivate },
+          )
+          .catch((error: unknown) => {
+            if (!(error instanceof DocwrightError) || !egress.refusal) throw error;
+            throw new DocwrightError(error.code, `${error.message}; ${egress.refusal}`, {
+              fields: error.fields,
+              cause: error,
+            });
+          });
+        return [endpoint, egress.note] as const;
+      });
+      if (note) process.stderr.write(`docwright: note: ${note}\n`);
       print(options.json, created, () =>
         [
           `webhook endpoint ${created.id} for project ${created.projectId}: ${created.url}`,
@@ -82,6 +134,16 @@ export function registerWebhookCommands(program: Command): void {
     .action(async (id: string, options) => {
       const deleted = await withApp((app) => app.webhooks.deleteEndpoint(id));
       print(options.json, deleted, () => `deleted webhook endpoint ${deleted.id} (${deleted.url})`);
+    });
+
+  webhook
+    .command('disable')
+    .description('stop sending to an endpoint (its queued deliveries fail; enable sends again)')
+    .argument('<endpoint-id>', 'endpoint id (whe_…)')
+    .option('--json', 'print as JSON')
+    .action(async (id: string, options) => {
+      const disabled = await withApp((app) => app.webhooks.disableEndpoint(id));
+      print(options.json, disabled, () => `disabled webhook endpoint ${disabled.id} (${disabled.url})`);
     });
 
   webhook

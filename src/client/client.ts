@@ -136,6 +136,20 @@ export function createClient(options: ClientOptions) {
       });
     },
 
+    /**
+     * `POST /v2/agent/{projectId}/job/{id}/retry` **(extension)**: runs a `failed` job's last
+     * instruction again on the same job and branch; 409 `job-not-failed` for a completed job.
+     */
+    retryJob(projectId: string, id: string, call: WriteOptions = {}): Promise<AgentJob> {
+      return transport.json({
+        method: 'POST',
+        path: `${jobPath(projectId, id)}/retry`,
+        body: {},
+        idempotencyKey: call.idempotencyKey,
+        signal: call.signal,
+      });
+    },
+
     /** `POST /v2/agent/{projectId}/job/{id}/archive`: idempotent; cancels an `active` job's run. */
     archiveJob(projectId: string, id: string, call: CallOptions = {}): Promise<AgentJob> {
       return transport.json({

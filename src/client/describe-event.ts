@@ -33,6 +33,7 @@ function toolTarget(input: unknown): string {
 const describers: Record<string, (data: Data) => string> = {
   'job.created': (d) => clean(d.prompt),
   'job.message': (d) => clean(d.prompt),
+  'job.retried': (d) => `instruction ${d.retryOf ?? '?'} again`,
   'run.started': (d) => `attempt ${d.attempt ?? 1}`,
   'run.requeued': (d) => clean(d.reason),
   'agent.text': (d) => clean(d.text),

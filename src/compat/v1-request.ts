@@ -24,7 +24,7 @@ const message = z
   .refine((m) => m.content !== undefined || m.parts !== undefined, { message: 'needs content' });
 
 /** Unknown fields are ignored: v1 clients are fixed scripts written against Mintlify's server. */
-const v1CreateBody = z.object({
+export const v1CreateBody = z.object({
   messages: z
     .array(message, { error: 'must be a list of {role, content} messages' })
     .min(1, 'must hold at least one message')
@@ -88,3 +88,14 @@ export function toJobInput(raw: unknown): V1JobInput {
     headBranch: branch,
   };
 }
+
+/** `GET /v1/agent/{projectId}/jobs?skip=&take=`. */
+export const v1ListQuery = z.strictObject({
+  skip: z.coerce.number({ error: 'must be a whole number ≥ 0' }).int().min(0).max(1_000_000).default(0),
+  take: z.coerce
+    .number({ error: 'must be a whole number from 1 to 100' })
+    .int('must be a whole number from 1 to 100')
+    .min(1, 'must be a whole number from 1 to 100')
+    .max(100, 'must be a whole number from 1 to 100')
+    .default(12),
+});

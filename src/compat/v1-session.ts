@@ -1,21 +1,24 @@
 /** The v1 session object (SPEC §14): a job as Mintlify's deprecated v1 API showed it. */
 import type { Kysely } from 'kysely';
+import { z } from 'zod';
 import { type AgentJob, toAgentJob } from '../jobs/job.ts';
 import type { Database, JobRow } from '../store/schema.ts';
 
-export interface V1Session {
-  sessionId: string;
-  subdomain: string;
-  branch: string | null;
-  haulted: boolean;
-  haultReason: 'completed' | 'error' | 'processing' | 'interrupted';
-  pullRequestLink: string | null;
-  messageToUser: string | null;
-  todos: [];
-  userId: null;
-  title: string;
-  createdAt: string;
-}
+/** The v1 session object as it is served, and described in `/openapi.json`. */
+export const v1SessionSchema = z.object({
+  sessionId: z.string().meta({ description: 'The job id (job_…).' }),
+  subdomain: z.string().meta({ description: "The project's name as a slug." }),
+  branch: z.string().nullable(),
+  haulted: z.boolean().meta({ description: 'True unless the job is active (the v1 spelling).' }),
+  haultReason: z.enum(['completed', 'error', 'processing', 'interrupted']),
+  pullRequestLink: z.string().nullable(),
+  messageToUser: z.string().nullable().meta({ description: "The job's summary, or its error." }),
+  todos: z.array(z.never()).meta({ description: 'Always empty.' }),
+  userId: z.null(),
+  title: z.string().meta({ description: 'The first line of the first instruction.' }),
+  createdAt: z.iso.datetime(),
+});
+export type V1Session = z.output<typeof v1SessionSchema>;
 
 const HAULT_REASONS = {
   completed: 'completed',

@@ -5,7 +5,6 @@
  * The stream only watches the job: a client that leaves does not stop it.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
 import { authorizeProject } from '../api/auth.ts';
 import { eventStreamRefusal, openEventStream } from '../api/event-stream.ts';
 import { idempotencyOf } from '../api/routes/jobs.ts';
@@ -19,21 +18,11 @@ import { parseOrThrow } from '../validation.ts';
 import { headBranch } from '../worker/agent-runner.ts';
 import { UiMessageStreamWriter } from './ui-stream.ts';
 import { checkRequestedBranch } from './v1-branch.ts';
-import { toJobInput } from './v1-request.ts';
+import { toJobInput, v1ListQuery } from './v1-request.ts';
 import { toV1Sessions } from './v1-session.ts';
 
 type ProjectParams = { Params: { projectId: string } };
 type JobParams = { Params: { projectId: string; id: string } };
-
-const listQuery = z.strictObject({
-  skip: z.coerce.number({ error: 'must be a whole number ≥ 0' }).int().min(0).max(1_000_000).default(0),
-  take: z.coerce
-    .number({ error: 'must be a whole number from 1 to 100' })
-    .int('must be a whole number from 1 to 100')
-    .min(1, 'must be a whole number from 1 to 100')
-    .max(100, 'must be a whole number from 1 to 100')
-    .default(12),
-});
 
 export function registerV1Routes(server: FastifyInstance, app: App): void {
   const authorize = async (request: FastifyRequest) => {
@@ -120,7 +109,7 @@ export function registerV1Routes(server: FastifyInstance, app: App): void {
 
   server.get<ProjectParams>('/v1/agent/:projectId/jobs', { onRequest: authorize }, async (request) => {
     const { projectId } = request.params;
-    const query = parseOrThrow(listQuery, request.query, 'query');
+    const query = parseOrThrow(v1ListQuery, request.query, 'query');
     const rows = await app.store.db
       .selectFrom('jobs')
       .selectAll()

@@ -11,6 +11,7 @@ import { registerKeyPages } from './keys.ts';
 import { page, sendHtml } from './layout.ts';
 import { registerLiveRoutes } from './live.ts';
 import { registerOperatorPages } from './operators.ts';
+import { registerProjectDeletePages } from './project-delete.ts';
 import { registerProjectPages } from './projects.ts';
 import { checkCsrfToken, checkSameOrigin, resolveSignedIn } from './session.ts';
 import { registerSignInRoutes } from './sign-in.ts';
@@ -114,6 +115,7 @@ export function registerDashboard(server: FastifyInstance, app: App): void {
 
     registerSignInRoutes(scope, app, throttle);
     registerProjectPages(scope, app);
+    registerProjectDeletePages(scope, app);
     registerKeyPages(scope, app);
     registerWebhookPages(scope, app);
     registerJobPages(scope, app);

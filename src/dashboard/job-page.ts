@@ -89,10 +89,13 @@ ${live && data.progress && html`<div class="flash" role="status" id="job-progres
 <div class="page-head">
   <div><h1>${jobTitle(data.runs[0]?.prompt, job.id)}</h1>
   <p class="mono small">${job.id}</p></div>
-  ${
+  <div class="actions">${
+    job.status === 'failed' &&
+    html`<form method="post" action="${base}/retry">${csrfField(signedIn)}<button type="submit" class="primary" aria-describedby="retry-hint">Retry</button><span id="retry-hint" hidden>Runs the last instruction again on this job</span></form>`
+  }${
     job.status !== 'archived' &&
     html`<form method="post" action="${base}/archive">${csrfField(signedIn)}<button type="submit" class="danger">Archive</button></form>`
-  }
+  }</div>
 </div>
 <div class="split">
   <aside class="panel" aria-labelledby="details-heading">

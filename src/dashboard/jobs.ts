@@ -251,6 +251,22 @@ export function registerJobPages(server: FastifyInstance, app: App): void {
     },
   );
 
+  // The API's retry (POST …/job/{id}/retry): the failed run's instruction again, rate limit alike.
+  server.post<JobParams>('/projects/:projectId/jobs/:jobId/retry', async (request, reply) => {
+    const { project, job } = await loadJob(app, request.params.projectId, request.params.jobId);
+    try {
+      await app.jobs.retry(project.id, job.id, {});
+    } catch (error) {
+      if (!formProblem(error)) throw error;
+      if (error.retryAfter !== undefined) reply.header('retry-after', String(error.retryAfter));
+      return renderJobPage(app, request, reply, request.params, { values: {}, error: friendly(error) });
+    }
+    setFlash(reply, app, request.signedIn!, {
+      notice: 'Retrying: the agent runs the last instruction again.',
+    });
+    return reply.redirect(`/projects/${project.id}/jobs/${job.id}`, 303);
+  });
+
   server.post<JobParams>('/projects/:projectId/jobs/:jobId/archive', async (request, reply) => {
     const { project, job } = await loadJob(app, request.params.projectId, request.params.jobId);
     await app.jobs.archive(project.id, job.id);
@@ -267,6 +283,7 @@ function friendly(error: DocwrightError): DocwrightError {
     'rate-limited': `This project has used its jobs for the hour. ${error.retryAfter ? `Try again in ${Math.ceil(error.retryAfter / 60)} minute${Math.ceil(error.retryAfter / 60) === 1 ? '' : 's'}` : 'Try again later'}, or raise “Jobs per hour” in the project settings.`,
     'job-busy': 'The agent is still working on this job. Send the follow-up once the run has ended.',
     'job-archived': 'This job is archived and takes no more instructions. Start a new job instead.',
+    'job-not-failed': 'Only a failed job can be retried. Send a follow-up instruction to change this one.',
   };
   const message = messages[error.code];
   return message

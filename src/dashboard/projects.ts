@@ -45,6 +45,15 @@ function webhooksSummary(project: ProjectView, endpoints: WebhookEndpointView[])
 </section>`;
 }
 
+/** The settings page's last section: a way to the deletion (project-delete.ts), not the deletion itself. */
+function deleteProjectSection(project: ProjectView) {
+  return html`<section class="panel settings-extra danger-zone" aria-labelledby="delete-heading">
+  <h2 id="delete-heading">Delete project</h2>
+  <p>Removes the project with its jobs, transcripts, API keys and webhooks. Running jobs are cancelled.</p>
+  <p><a class="button danger" href="/projects/${project.id}/delete">Delete this project…</a></p>
+</section>`;
+}
+
 /** `/`, `/projects/new` and `/projects/{projectId}/settings`. */
 export function registerProjectPages(server: FastifyInstance, app: App): void {
   server.get('/', async (request, reply) => {
@@ -141,7 +150,7 @@ ${projectForm({
   values,
   project,
   error: options.error,
-  extra: webhooksSummary(project, await app.webhooks.listEndpoints(project.id)),
+  extra: html`${webhooksSummary(project, await app.webhooks.listEndpoints(project.id))}${deleteProjectSection(project)}`,
 })}`,
     });
 

@@ -59,6 +59,12 @@ export function renderEvent(event: JobEvent): Html {
       );
     case 'job.message':
       return item(event, 'Follow-up instruction', html`<div class="text">${asText(d.prompt)}</div>`);
+    case 'job.retried':
+      return item(
+        event,
+        'Retried',
+        html`<div class="small muted">Instruction ${asText(d.retryOf)} again</div>`,
+      );
     case 'run.started':
       return item(
         event,

@@ -43,6 +43,8 @@ const MARKER = 'docwright-mirror.json';
 /** A lock not refreshed for this long belongs to a process that died. */
 const LOCK_STALE_MS = 20_000;
 const DEFAULT_LOCK_TIMEOUT_MS = 15 * 60_000;
+/** How long deleting a project waits for a run to let go of its mirror. */
+const DISCARD_WAIT_MS = 10_000;
 
 /** A value in git's configuration syntax (a URL may hold `#` or `;`, which start comments). */
 const configValue = (value: string) => `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
@@ -87,9 +89,8 @@ export class MirrorCache {
 
   /** The mirror's folder for a project's repository: a new repository URL gets a new mirror. */
   pathOf(project: string, remote: string): string {
-    const safe = project.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
     const digest = createHash('sha256').update(remote).digest('hex').slice(0, 16);
-    return path.join(this.dir, `${safe}-${digest}.git`);
+    return path.join(this.dir, `${mirrorPrefix(project)}${digest}.git`);
   }
 
   /**
@@ -153,6 +154,34 @@ export class MirrorCache {
     return removed;
   }
 
+  /**
+   * Removes the mirrors of a project (every repository URL it had), waiting a little for a run
+   * that holds one to let go. A mirror a run still works in is left for `evict`. Returns the
+   * folders removed.
+   */
+  async discardProject(project: string): Promise<string[]> {
+    const prefix = mirrorPrefix(project);
+    const names = await readdir(this.dir).catch(() => [] as string[]);
+    const removed: string[] = [];
+    for (const name of names.filter((n) => n.startsWith(prefix) && n.endsWith('.git'))) {
+      const gitDir = path.join(this.dir, name);
+      let release: (() => Promise<void>) | undefined;
+      try {
+        release = await this.#lock(gitDir, AbortSignal.timeout(DISCARD_WAIT_MS));
+      } catch {
+        continue; // still held: a cancelled run winding down, or another process's fetch
+      }
+      try {
+        if (await hasLiveWorktree(gitDir)) continue;
+        await discard(gitDir);
+        removed.push(gitDir);
+      } finally {
+        await release().catch(() => {});
+      }
+    }
+    return removed;
+  }
+
   /** The mirrors in the cache folder with their size and last use (half-made ones count as used long ago). */
   async #list(): Promise<{ gitDir: string; bytes: number; lastUsed: number }[]> {
     let names: string[];
@@ -184,6 +213,9 @@ export class MirrorCache {
     }
   }
 }
+
+/** The start of the folder name of each of a project's mirrors (project ids hold no `-`). */
+const mirrorPrefix = (project: string) => `${project.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64)}-`;
 
 const lockOptions = (retries: number) => ({
   // The lock directory sits beside the mirror (`<mirror>.lock`), so it outlives a rebuild.

@@ -21,6 +21,7 @@ import {
   listEventsQuery,
   listJobsQuery,
   messageBody,
+  retryBody,
 } from './requests.ts';
 import { runQueue } from './runs.ts';
 import { monthlyTokens, nextMonth, usageMonth } from './usage.ts';
@@ -157,6 +158,56 @@ export function createJobService(options: JobServiceOptions) {
     return row;
   }
 
+  /** A job that can take another run: 409 while it runs or once it is archived. */
+  async function findFinishedJob(projectId: string, jobId: string, trx: Transaction<Database>) {
+    const job = await findJob(projectId, jobId, trx);
+    if (job.status === 'active') {
+      throw new DocwrightError('job-busy', 'the job is still running; send the message after it ends');
+    }
+    if (job.status === 'archived')
+      throw new DocwrightError('job-archived', 'the job is archived and takes no more messages');
+    return job;
+  }
+
+  async function lastRun(trx: Transaction<Database>, jobId: string) {
+    const last = await trx
+      .selectFrom('job_runs')
+      .select(['seq', 'prompt'])
+      .where('job_id', '=', jobId)
+      .orderBy('seq', 'desc')
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    return { seq: Number(last.seq), prompt: last.prompt };
+  }
+
+  /** Queues the next run of a finished job and makes the job active again (a follow-up or a retry). */
+  async function continueJob(
+    trx: Transaction<Database>,
+    project: ProjectRow,
+    job: JobRow,
+    at: Date,
+    next: { seq: number; prompt: string; event: { type: string; data: unknown } },
+  ) {
+    const runId = await queueRun(trx, {
+      jobId: job.id,
+      projectId: project.id,
+      seq: next.seq,
+      prompt: next.prompt,
+      at,
+    });
+    const changes = {
+      status: 'active' as const,
+      error_code: null,
+      error_message: null,
+      updated_at: at.toISOString(),
+      // A job created before any model was configured takes the one configured now.
+      ...(job.model === '' && { model: chooseModel(project, undefined) }),
+    };
+    await trx.updateTable('jobs').set(changes).where('id', '=', job.id).execute();
+    await appendEvents(trx, [{ jobId: job.id, runId, ...next.event }], at);
+    return { job: toAgentJob({ ...job, ...changes }), statusCode: 200, location: null };
+  }
+
   /**
    * The shared shape of create and follow-up: one transaction that locks the
    * project, answers a replayed `Idempotency-Key` from storage, consumes a
@@ -283,36 +334,41 @@ export function createJobService(options: JobServiceOptions) {
     ): Promise<WorkResult> {
       const body = parseOrThrow(messageSchema, rawBody);
       return createWork(projectId, idempotency, async (trx, project, at) => {
-        const job = await findJob(projectId, jobId, trx);
-        if (job.status === 'active') {
-          throw new DocwrightError('job-busy', 'the job is still running; send the message after it ends');
-        }
-        if (job.status === 'archived')
-          throw new DocwrightError('job-archived', 'the job is archived and takes no more messages');
-        const timestamp = at.toISOString();
-        const last = await trx
-          .selectFrom('job_runs')
-          .select((eb) => eb.fn.max('seq').as('seq'))
-          .where('job_id', '=', jobId)
-          .executeTakeFirst();
-        const runId = await queueRun(trx, {
-          jobId,
-          projectId,
-          seq: Number(last?.seq ?? 0) + 1,
+        const job = await findFinishedJob(projectId, jobId, trx);
+        const { seq } = await lastRun(trx, jobId);
+        return continueJob(trx, project, job, at, {
+          seq: seq + 1,
           prompt: body.prompt,
-          at,
+          event: { type: 'job.message', data: { prompt: body.prompt } },
         });
-        const changes = {
-          status: 'active' as const,
-          error_code: null,
-          error_message: null,
-          updated_at: timestamp,
-          // A job created before any model was configured takes the one configured now.
-          ...(job.model === '' && { model: chooseModel(project, undefined) }),
-        };
-        await trx.updateTable('jobs').set(changes).where('id', '=', jobId).execute();
-        await appendEvents(trx, [{ jobId, runId, type: 'job.message', data: { prompt: body.prompt } }], at);
-        return { job: toAgentJob({ ...job, ...changes }), statusCode: 200, location: null };
+      });
+    },
+
+    /**
+     * **(extension)** Runs a failed job's last instruction again, as a new run of the same job (on
+     * its branch, told how the failed run ended). Counts against the rate limit like a follow-up.
+     */
+    async retry(
+      projectId: string,
+      jobId: string,
+      rawBody: unknown,
+      idempotency?: IdempotentRequest,
+    ): Promise<WorkResult> {
+      parseOrThrow(retryBody, rawBody ?? {});
+      return createWork(projectId, idempotency, async (trx, project, at) => {
+        const job = await findFinishedJob(projectId, jobId, trx);
+        if (job.status !== 'failed') {
+          throw new DocwrightError(
+            'job-not-failed',
+            'only a failed job can be retried; this one completed: send a follow-up message to change it',
+          );
+        }
+        const last = await lastRun(trx, jobId);
+        return continueJob(trx, project, job, at, {
+          seq: last.seq + 1,
+          prompt: last.prompt,
+          event: { type: 'job.retried', data: { prompt: last.prompt, retryOf: last.seq } },
+        });
       });
     },
 

@@ -34,6 +34,9 @@ export type CreateJobBody = z.output<ReturnType<typeof createJobBody>>;
 export const messageBody = (maxChars: number) => z.strictObject({ prompt: prompt(maxChars) });
 export type MessageBody = z.output<ReturnType<typeof messageBody>>;
 
+/** A retry takes no fields: it runs the failed run's instruction again. An empty body or `{}`. */
+export const retryBody = z.strictObject({});
+
 export const listJobsQuery = z.strictObject({
   status: z.enum(JOB_STATUSES).optional(),
   limit: z.coerce

@@ -29,7 +29,8 @@ export function nextMonth(at: Date): Date {
 
 /**
  * Adds one model turn (`steps` turns) and its tokens to the run, its job and its project's month,
- * in one transaction. Written whoever holds the run now: the tokens were spent either way.
+ * in one transaction. Written whoever holds the run now: the tokens were spent either way
+ * (unless the run was deleted with its project).
  */
 export async function recordUsage(
   db: Kysely<Database>,
@@ -44,7 +45,7 @@ export async function recordUsage(
   const input = Math.max(0, Math.round(usage.inputTokens));
   const output = Math.max(0, Math.round(usage.outputTokens));
   await db.transaction().execute(async (trx) => {
-    await trx
+    const counted = await trx
       .updateTable('job_runs')
       .set((eb) => ({
         steps: eb('steps', '+', entry.steps ?? 1),
@@ -52,7 +53,9 @@ export async function recordUsage(
         output_tokens: eb('output_tokens', '+', output),
       }))
       .where('id', '=', run.id)
-      .execute();
+      .executeTakeFirst();
+    // The run is gone with its project (deleted while it ran): there is nothing left to charge.
+    if (Number(counted.numUpdatedRows) === 0) return;
     await trx
       .updateTable('jobs')
       .set((eb) => ({

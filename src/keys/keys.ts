@@ -62,6 +62,8 @@ export interface KeyService {
    * current by construction) instead of the cache.
    */
   authenticate(key: string, lookUp?: (hash: string) => Promise<ApiKeyRow | undefined>): Promise<Principal>;
+  /** Forgets every verified key of this process (keys were deleted); other processes hear `keys-changed`. */
+  forgetVerified(): void;
 }
 
 export function createKeyService(deps: {
@@ -175,6 +177,8 @@ export function createKeyService(deps: {
       if (!row) throw new DocwrightError('key-not-found', `key ${keyId} does not exist`);
       return view(row);
     },
+
+    forgetVerified: () => cache.clear(),
 
     async authenticate(key, ownLookUp) {
       if (!isWellFormedKey(key)) throw unauthorized('the API key is malformed');

@@ -2,10 +2,13 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { DocwrightError } from '../errors.ts';
 import { findDefaultBranch, localRepositoryProblem } from '../git/inspect.ts';
+import type { MirrorCache } from '../git/mirror.ts';
 import { newProjectId } from '../ids.ts';
+import type { KeyService } from '../keys/keys.ts';
 import { processSecrets } from '../redact.ts';
 import type { Store } from '../store/database.ts';
 import type { ProjectRow } from '../store/schema.ts';
+import type { Signals } from '../store/signals.ts';
 import {
   branchName,
   branchPrefix,
@@ -15,6 +18,7 @@ import {
   parseOrThrow,
   relativePath,
 } from '../validation.ts';
+import { deleteProjectRows, type ProjectDeletionImpact, projectDeletionImpact } from './project-deletion.ts';
 import { HOSTS, type HostKind, parseRepository } from './repository.ts';
 import type { SecretBox } from './secret-box.ts';
 
@@ -154,12 +158,22 @@ export interface ProjectService {
   getRow(id: string): Promise<ProjectRow | undefined>;
   /** Decrypted credentials, for the worker; never rendered. */
   getSecrets(id: string): Promise<ProjectSecrets>;
+  /** What deleting the project would remove (for a confirmation). */
+  deletionImpact(id: string): Promise<ProjectDeletionImpact>;
+  /** Deletes the project and everything of it (see project-deletion.ts), and its git mirrors on this machine. */
+  delete(id: string): Promise<ProjectView & { deleted: ProjectDeletionImpact & { mirrors: number } }>;
 }
 
 export function createProjectService(deps: {
   store: Store;
   secretBox: () => SecretBox;
   now?: () => Date;
+  /** Tells workers, event streams and key caches of every process about a deletion. */
+  signals?: Signals;
+  /** Forgets this process's verified keys at once when a deletion removes keys. */
+  keys?: Pick<KeyService, 'forgetVerified'>;
+  /** This machine's git mirrors, removed with their project. */
+  mirrors?: Pick<MirrorCache, 'discardProject'>;
 }): ProjectService {
   const { db } = deps.store;
   const now = () => (deps.now ?? (() => new Date()))().toISOString();
@@ -311,6 +325,19 @@ export function createProjectService(deps: {
       };
       await db.updateTable('projects').set(changes).where('id', '=', id).execute();
       return view({ ...current, ...changes });
+    },
+    async deletionImpact(id) {
+      await mustGetRow(id);
+      return projectDeletionImpact(db, id);
+    },
+    async delete(id) {
+      const row = await mustGetRow(id);
+      const { impact, signals } = await deleteProjectRows(db, id);
+      deps.keys?.forgetVerified();
+      // Nudges: a missed one only delays the effect until the next check.
+      for (const signal of signals) await deps.signals?.publish(signal).catch(() => {});
+      const mirrors = (await deps.mirrors?.discardProject(id)) ?? [];
+      return { ...view(row), deleted: { ...impact, mirrors: mirrors.length } };
     },
     async getSecrets(id) {
       const row = await mustGetRow(id);

@@ -25,6 +25,7 @@ export interface Database {
   run_diffs: RunDiffTable;
   project_usage: ProjectUsageTable;
   head_branches: HeadBranchTable;
+  server_processes: ServerProcessTable;
 }
 
 /**
@@ -37,6 +38,24 @@ export interface HeadBranchTable {
   /** The job whose run pushed it first. */
   job_id: string;
   created_at: string;
+}
+
+/** A running `docwright serve` or `docwright worker` process and its effective settings. */
+export interface ServerProcessTable {
+  /** `srv_…` */
+  id: string;
+  host: string;
+  pid: number;
+  /** 1 when it answers the API and the dashboard (it chooses a new job's default model). */
+  serves_api: number;
+  /** 1 when it runs jobs and sends webhooks. */
+  runs_jobs: number;
+  version: string;
+  /** JSON: the settings of its environment that commands judge by (servers.ts); never a secret. */
+  settings: string;
+  started_at: string;
+  /** Refreshed while the process runs: a row not seen for a while is a process that is gone. */
+  seen_at: string;
 }
 
 /** Model tokens a project spent in a calendar month (UTC, `YYYY-MM`). */

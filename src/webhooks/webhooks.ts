@@ -188,6 +188,8 @@ export function createWebhookService(deps: {
     async createEndpoint(
       projectId: string,
       raw: WebhookEndpointInput,
+      /** `allowPrivate`: as the processes that will send judge it (a command's own setting may differ). */
+      options: { allowPrivate?: boolean } = {},
     ): Promise<WebhookEndpointView & { secret: string }> {
       const input = parseOrThrow(createInput, raw);
       const url = new URL(input.url);
@@ -197,7 +199,7 @@ export function createWebhookService(deps: {
           fields: [{ field: 'url', message }],
         });
       }
-      if (!deps.allowPrivate) {
+      if (!(options.allowPrivate ?? deps.allowPrivate)) {
         try {
           checkUrlHost(url);
         } catch (error) {

@@ -3,7 +3,15 @@
 // `docwright serve` process on the scripted model.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -48,7 +56,10 @@ describe('GitHub Action step script', () => {
   let inputs: Record<string, string>;
 
   /** Runs the step's command with the step's environment, inputs mapped as action.yml maps them. */
-  async function runStep(values: Record<string, string>): Promise<StepRun> {
+  async function runStep(
+    values: Record<string, string>,
+    extraEnv: Record<string, string> = {},
+  ): Promise<StepRun> {
     const dir = mkdtempSync(path.join(tmp, 'step-'));
     const outputFile = path.join(dir, 'output');
     const summaryFile = path.join(dir, 'summary');
@@ -60,6 +71,7 @@ describe('GitHub Action step script', () => {
       GITHUB_ACTION_PATH: ROOT,
       GITHUB_OUTPUT: outputFile,
       GITHUB_STEP_SUMMARY: summaryFile,
+      ...extraEnv,
     };
     // `${{ inputs.x }}` as the runner substitutes it, defaults included.
     for (const [name, template] of Object.entries(step.env as Record<string, string>)) {
@@ -121,10 +133,45 @@ describe('GitHub Action step script', () => {
     }
     assert.ok(!step.run.includes('${{'), 'no input is interpolated into the shell command');
     assert.deepEqual(cliCommand(ROOT), [process.execPath, path.join(ROOT, 'bin', 'docwright.js')]);
-    const version = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
-    // A checkout without node_modules (what `uses:` gets) runs the same version from npm.
-    writeFileSync(path.join(tmp, 'package.json'), JSON.stringify({ version }));
-    assert.deepEqual(cliCommand(tmp), ['npx', '--yes', `docwright@${version}`]);
+  });
+
+  test("docwright runs from the action's own checkout: its dependencies installed there by npm ci, nothing fetched by name", () => {
+    const steps = action.runs.steps as { run?: string; uses?: string; 'working-directory'?: string }[];
+    const install = steps.find((s) => s.run?.startsWith('npm ci'));
+    assert.ok(install, 'a step installs the dependencies');
+    assert.equal(install['working-directory'], `\${{ github.action_path }}`);
+    assert.match(install.run!, /--ignore-scripts/);
+    assert.ok(steps.indexOf(install) < steps.indexOf(step), 'before the job step');
+    assert.equal(step.run, 'node "$GITHUB_ACTION_PATH/src/action/github-action.ts"');
+    for (const s of steps) assert.doesNotMatch(JSON.stringify(s), /npx|docwright@/);
+    // What `uses:` checks out has no node_modules until the install step ran.
+    assert.throws(() => cliCommand(tmp), /dependencies are not installed in .*: run npm ci --omit=dev there/);
+  });
+
+  test('a checkout without its dependencies fails the step with what to do, and never runs npx', async () => {
+    const checkout = path.join(tmp, 'checkout');
+    mkdirSync(path.join(checkout, 'src', 'action'), { recursive: true });
+    copyFileSync(path.join(ROOT, 'package.json'), path.join(checkout, 'package.json'));
+    copyFileSync(
+      path.join(ROOT, 'src', 'action', 'github-action.ts'),
+      path.join(checkout, 'src', 'action', 'github-action.ts'),
+    );
+    // An npx that records being run: whatever it would fetch is not the action's pinned code.
+    const bin = path.join(tmp, 'bin');
+    const ran = path.join(tmp, 'npx-ran');
+    mkdirSync(bin);
+    writeFileSync(path.join(bin, 'npx'), `#!/bin/sh\ntouch '${ran}'\n`, { mode: 0o755 });
+    const run = await runStep(
+      { ...inputs, prompt: 'x' },
+      { GITHUB_ACTION_PATH: checkout, PATH: `${bin}:${process.env.PATH}` },
+    );
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.match(
+      run.stdout,
+      /^::error::docwright's dependencies are not installed in .*checkout: run npm ci/m,
+    );
+    assert.equal(existsSync(ran), false, 'npx was not run');
+    assert.deepEqual(run.outputs, {});
   });
 
   test('waits for the job, sets job-id, status and pr-link, masks the key, exit 0', async () => {

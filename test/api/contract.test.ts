@@ -78,7 +78,7 @@ describe('API contract', () => {
   }
 
   before(async () => {
-    t = await startTestApp({ env: { DOCWRIGHT_RATE_LIMIT: '3' } });
+    t = await startTestApp({ env: { DOCWRIGHT_RATE_LIMIT: '4' } });
     p = await seedProject(t.app);
     const base = `/v2/agent/${p.projectId}`;
     const job = (await call('POST', '/v2/agent/{projectId}/job', `${base}/job`, { prompt: 'Add a page' }))
@@ -112,6 +112,13 @@ describe('API contract', () => {
     await call('POST', '/v2/agent/{projectId}/job/{id}/message', `${base}/job/${job.id}/message`, {
       promt: 'typo',
     });
+    await call('POST', '/v2/agent/{projectId}/job/{id}/retry', `${base}/job/${job.id}/retry`);
+    await t.app.store.db
+      .updateTable('jobs')
+      .set({ status: 'failed', error_code: 'model-unavailable', error_message: 'down' })
+      .where('id', '=', second.id)
+      .execute();
+    await call('POST', '/v2/agent/{projectId}/job/{id}/retry', `${base}/job/${second.id}/retry`, {});
     await call('POST', '/v2/agent/{projectId}/job', `${base}/job`, { prompt: 'over the limit' });
     await call(
       'POST',
@@ -120,6 +127,13 @@ describe('API contract', () => {
     );
     await call('GET', '/v2/agent/{projectId}/job/{id}/events', `${base}/job/${job.id}/events`);
     await call('GET', '/v2/agent/{projectId}/job/{id}', `${base}/job/${job.id}`, undefined, 'dwk_invalid');
+    // Mintlify v1 (extension): its own shapes, described in the same document.
+    const v1 = `/v1/agent/${p.projectId}`;
+    await call('GET', '/v1/agent/{projectId}/job/{id}', `${v1}/job/${job.id}`);
+    await call('GET', '/v1/agent/{projectId}/job/{id}', `${v1}/job/job_00000000000000000000000000`);
+    await call('GET', '/v1/agent/{projectId}/jobs', `${v1}/jobs?skip=0&take=2`);
+    await call('GET', '/v1/agent/{projectId}/jobs', `${v1}/jobs?take=0`);
+    await call('POST', '/v1/agent/{projectId}/job', `${v1}/job`, { messages: [] });
   });
   after(() => t.close());
 
@@ -145,6 +159,21 @@ describe('API contract', () => {
     assert.deepEqual(failures, []);
   });
 
+  test("v1 operations are marked as the extension they are; v2's operations carry no extension tag", async () => {
+    const doc = (await t.server.inject('/openapi.json')).json();
+    const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.values(item as Record<string, { tags?: string[]; summary: string }>).map((op) => ({ path, op })),
+    );
+    const v1 = operations.filter((o) => o.path.startsWith('/v1/'));
+    assert.equal(v1.length, 3);
+    for (const { path, op } of v1) {
+      assert.deepEqual(op.tags, ['Mintlify v1 compatibility (extension)'], path);
+      assert.match(op.summary, /^\(extension\) Mintlify v1: /, path);
+    }
+    for (const { path, op } of operations.filter((o) => o.path.startsWith('/v2/')))
+      assert.equal(op.tags, undefined, path);
+  });
+
   test('create, get and message responses validate against the Mintlify Agent API v2 schemas', () => {
     const doc = JSON.parse(readFileSync(MINTLIFY, 'utf8'));
     // OpenAPI 3.0 schemas: draft-04-like with `nullable`, which Ajv understands.
@@ -155,7 +184,10 @@ describe('API contract', () => {
     const error = ajv.getSchema('mintlify#/components/schemas/Error')!;
     const relevant = exchanges.filter(
       (e) =>
-        !e.template.endsWith('/jobs') && !e.template.endsWith('/archive') && !e.template.endsWith('/events'),
+        e.template.startsWith('/v2/') &&
+        !e.template.endsWith('/jobs') &&
+        !e.template.endsWith('/archive') &&
+        !e.template.endsWith('/events'),
     );
     assert.ok(relevant.length >= 8);
     for (const e of relevant) {

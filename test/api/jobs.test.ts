@@ -240,6 +240,96 @@ describe('job API', () => {
     assert.equal(late.json().code, 'job-archived');
   });
 
+  test('retry (extension): a failed job runs its last instruction again; only a failed job; counted like a follow-up', async () => {
+    const fresh = await seedProject(t.app, { rateLimit: 3 });
+    const retry = (id: string, body?: unknown, headers: Record<string, string> = {}) =>
+      t.server.inject({
+        method: 'POST',
+        url: `/v2/agent/${fresh.projectId}/job/${id}/retry`,
+        headers: { ...bearer(fresh.key), ...headers },
+        ...(body === undefined ? {} : { payload: body as object }),
+      });
+    const created = await t.server.inject({
+      method: 'POST',
+      url: `/v2/agent/${fresh.projectId}/job`,
+      headers: bearer(fresh.key),
+      payload: { prompt: 'Fix the typo' },
+    });
+    const id = created.json().id;
+    assert.equal((await retry(id)).json().code, 'job-busy');
+    // The first run failed (the worker's transition, simulated at the database); then a follow-up failed too.
+    const fail = async (seq: number) => {
+      await t.app.store.db
+        .updateTable('job_runs')
+        .set({ status: 'failed', error_code: 'model-unavailable', error_message: 'down' })
+        .where('job_id', '=', id)
+        .where('seq', '=', seq)
+        .execute();
+      await t.app.store.db
+        .updateTable('jobs')
+        .set({ status: 'failed', error_code: 'model-unavailable', error_message: 'down' })
+        .where('id', '=', id)
+        .execute();
+    };
+    await fail(1);
+    const retried = await retry(id, undefined, { 'idempotency-key': 'retry-1' });
+    assert.equal(retried.statusCode, 200, retried.body);
+    assert.equal(retried.json().status, 'active');
+    assert.equal(retried.json().error, null);
+    assert.match(retried.headers.ratelimit as string, /^"create";r=1;/, 'a retry uses the rate limit');
+    const replay = await retry(id, undefined, { 'idempotency-key': 'retry-1' });
+    assert.equal(replay.headers['idempotent-replayed'], 'true');
+    assert.deepEqual(replay.json(), retried.json());
+    const runs = () =>
+      t.app.store.db
+        .selectFrom('job_runs')
+        .select(['seq', 'prompt', 'status'])
+        .where('job_id', '=', id)
+        .orderBy('seq')
+        .execute();
+    assert.deepEqual(await runs(), [
+      { seq: 1, prompt: 'Fix the typo', status: 'failed' },
+      { seq: 2, prompt: 'Fix the typo', status: 'queued' },
+    ]);
+    const events = await t.app.jobs.events(fresh.projectId, id, {});
+    assert.deepEqual(events.at(-1)!.data, { prompt: 'Fix the typo', retryOf: 1 });
+    assert.equal(events.at(-1)!.type, 'job.retried');
+
+    // A retry runs the last instruction: after a failed follow-up, the follow-up's.
+    await fail(2);
+    await t.app.store.db.updateTable('jobs').set({ status: 'completed' }).where('id', '=', id).execute();
+    const notFailed = await retry(id);
+    assert.equal(notFailed.statusCode, 409);
+    assert.equal(notFailed.json().code, 'job-not-failed');
+    assert.equal(
+      (
+        await t.server.inject({
+          method: 'POST',
+          url: `/v2/agent/${fresh.projectId}/job/${id}/message`,
+          headers: bearer(fresh.key),
+          payload: { prompt: 'Also the heading' },
+        })
+      ).statusCode,
+      200,
+    );
+    await fail(3);
+    assert.equal((await retry(id, { prompt: 'no fields' })).statusCode, 400, 'a retry takes no fields');
+    const limited = await retry(id);
+    assert.equal(limited.statusCode, 429, 'the limit of 3 is used: create, retry, follow-up');
+    assert.deepEqual((await runs()).length, 3);
+    await t.app.projects.update(fresh.projectId, { rateLimit: 10 });
+    assert.equal((await retry(id, {})).statusCode, 200);
+    assert.deepEqual((await runs()).at(-1), { seq: 4, prompt: 'Also the heading', status: 'queued' });
+
+    await t.server.inject({
+      method: 'POST',
+      url: `/v2/agent/${fresh.projectId}/job/${id}/archive`,
+      headers: bearer(fresh.key),
+    });
+    assert.equal((await retry(id)).json().code, 'job-archived');
+    assert.equal((await retry('job_00000000000000000000000000')).statusCode, 404);
+  });
+
   test('unknown jobs are 404 in every route', async () => {
     for (const id of ['job_00000000000000000000000000', 'nope', `job_${'z'.repeat(26)}`]) {
       assert.equal((await get(id)).json().code, 'job-not-found');
@@ -320,6 +410,41 @@ describe('job API', () => {
     assert.equal(new Set(responses.map((r) => r.body.id)).size, 1);
   });
 
+  test('Idempotency-Key is scoped to the project: one key and body in two projects create a job in each', async () => {
+    const [a, b] = [await seedProject(t.app), await seedProject(t.app)];
+    // The README's own example key: every project's first client may well use it.
+    const send = (project: SeededProject) =>
+      t.server.inject({
+        method: 'POST',
+        url: `/v2/agent/${project.projectId}/job`,
+        headers: { ...bearer(project.key), 'idempotency-key': 'typos-1' },
+        payload: { prompt: 'Fix the typos' },
+      });
+    const inA = await send(a);
+    const inB = await send(b);
+    assert.equal(inA.statusCode, 201);
+    assert.equal(inB.statusCode, 201, inB.body);
+    assert.equal(inB.headers['idempotent-replayed'], undefined, 'not a replay of the other project');
+    assert.notEqual(inB.json().id, inA.json().id);
+    for (const [project, res] of [
+      [a, inA],
+      [b, inB],
+    ] as const) {
+      const rows = await t.app.store.db
+        .selectFrom('jobs')
+        .select('id')
+        .where('project_id', '=', project.projectId)
+        .execute();
+      assert.deepEqual(
+        rows.map((r) => r.id),
+        [res.json().id],
+      );
+      const replay = await send(project);
+      assert.equal(replay.headers['idempotent-replayed'], 'true');
+      assert.equal(replay.json().id, res.json().id, 'each project replays its own job');
+    }
+  });
+
   test('/metrics: Prometheus text with jobs by status, queue depth and requests by route', async () => {
     const res = await t.server.inject('/metrics');
     assert.equal(res.statusCode, 200);
@@ -342,12 +467,16 @@ describe('job API', () => {
     const doc = (await t.server.inject('/openapi.json')).json();
     assert.equal(doc.openapi, '3.1.0');
     assert.deepEqual(Object.keys(doc.paths).sort(), [
+      '/v1/agent/{projectId}/job',
+      '/v1/agent/{projectId}/job/{id}',
+      '/v1/agent/{projectId}/jobs',
       '/v2/agent/{projectId}/job',
       '/v2/agent/{projectId}/job/{id}',
       '/v2/agent/{projectId}/job/{id}/archive',
       '/v2/agent/{projectId}/job/{id}/diff',
       '/v2/agent/{projectId}/job/{id}/events',
       '/v2/agent/{projectId}/job/{id}/message',
+      '/v2/agent/{projectId}/job/{id}/retry',
       '/v2/agent/{projectId}/jobs',
     ]);
     assert.equal(doc.components.schemas.CreateJobRequest.properties.prompt.maxLength, 100_000);

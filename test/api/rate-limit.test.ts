@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { bearer, seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
+import { bearer, type SeededProject, seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
 import { startServerProcess } from '../helpers/process.ts';
 
 async function createMany(urls: string[], projectId: string, key: string, count: number) {
@@ -46,9 +46,14 @@ describe('rate limit (SPEC §4)', () => {
     t = await startTestApp({ now: () => now });
   });
   after(() => t.close());
+  let listening: Promise<string> | undefined;
+  const baseUrl = () => {
+    listening ??= t.listen();
+    return listening;
+  };
 
   test('101 concurrent creates over real HTTP: exactly 100 × 201 and 1 × 429', async () => {
-    const url = await t.listen();
+    const url = await baseUrl();
     const p = await seedProject(t.app);
     assertExactlyOneRejected(await createMany([url], p.projectId, p.key, 101));
     const uses = await t.app.store.db
@@ -178,6 +183,45 @@ describe('rate limit (SPEC §4)', () => {
     assert.equal(await create(62), '201 "create";r=0;t=60');
     assert.equal(await create(62), '429 "create";r=0;t=60');
     assert.deepEqual(await stored(), [5, 5]);
+  });
+
+  test('v1 creates count against the same limit as v2: with a limit of 1, v1 then v2 is 429, and v2 then v1', async () => {
+    const url = await baseUrl();
+    const v1Create = async (p: SeededProject) => {
+      // The v1 answer is the run's event stream: read the status and headers, then hang up.
+      const hangUp = new AbortController();
+      const res = await fetch(`${url}/v1/agent/${p.projectId}/job`, {
+        method: 'POST',
+        headers: { ...bearer(p.key), 'content-type': 'application/json' },
+        body: JSON.stringify({ messages: [{ role: 'user', content: 'Fix the typos' }] }),
+        signal: hangUp.signal,
+      });
+      const answer = { status: res.status, ratelimit: res.headers.get('ratelimit') };
+      hangUp.abort();
+      return answer;
+    };
+    const v2Create = (p: SeededProject) =>
+      t.server.inject({
+        method: 'POST',
+        url: `/v2/agent/${p.projectId}/job`,
+        headers: bearer(p.key),
+        payload: { prompt: 'Fix the typos' },
+      });
+    const jobsOf = async (p: SeededProject) =>
+      (await t.app.store.db.selectFrom('jobs').select('id').where('project_id', '=', p.projectId).execute())
+        .length;
+
+    const first = await seedProject(t.app, { rateLimit: 1 });
+    assert.deepEqual(await v1Create(first), { status: 200, ratelimit: '"create";r=0;t=3600' });
+    const afterV1 = await v2Create(first);
+    assert.equal(afterV1.statusCode, 429, 'the v1 create used the one use');
+    assert.equal(afterV1.json().code, 'rate-limited');
+    assert.equal(await jobsOf(first), 1);
+
+    const second = await seedProject(t.app, { rateLimit: 1 });
+    assert.equal((await v2Create(second)).statusCode, 201);
+    assert.equal((await v1Create(second)).status, 429, 'the v2 create used the one use');
+    assert.equal(await jobsOf(second), 1);
   });
 
   test('the limit is per project, not per key, and configurable per project', async () => {

@@ -8,7 +8,7 @@ import { serverUrl } from '../../src/cli/job.ts';
 import type { AgentJob, JobEvent } from '../../src/client/types.ts';
 import { httpError, type ScriptedServer, startOpenAIServer, toolCall } from '../doubles/openai-server.ts';
 import { createGitRepository, startTestApp, type TestApp } from '../helpers/app.ts';
-import { closedPort, type ServerProcess, startServerProcess } from '../helpers/process.ts';
+import { closedPort, type ServerProcess, scriptMissing, startServerProcess } from '../helpers/process.ts';
 
 /**
  * `docwright job …` as a user runs it: the real CLI as a child process against a real
@@ -23,16 +23,6 @@ interface Run {
   stdout: string;
   stderr: string;
 }
-
-const scriptMissing = (() => {
-  try {
-    return execFileSync('script', ['--version'], { encoding: 'utf8' }).includes('util-linux')
-      ? false
-      : 'script is not the util-linux one';
-  } catch {
-    return 'no script command to run the CLI on a terminal';
-  }
-})();
 
 /** The caller's environment minus anything that would point docwright elsewhere. */
 function baseEnv(): NodeJS.ProcessEnv {
@@ -339,6 +329,27 @@ describe('docwright job … against a docwright serve process', () => {
     const badStatus = await job(['list', '--status', 'done']);
     assert.equal(badStatus.code, 2);
     assert.match(badStatus.stderr, /Allowed choices are active, completed, archived, failed/);
+  });
+
+  test("job retry --wait runs a failed job's instruction again until it ends; a completed job is refused", async () => {
+    model.push(httpError(401, { message: 'Incorrect API key provided.' }));
+    const failed = json<AgentJob>(await job(['create', '--prompt', 'Mention the retry flag', '--json']));
+    assert.equal(failed.status, 'active');
+    assert.equal(json<{ job: AgentJob }>(await job(['watch', failed.id, '--json']), 1).job.status, 'failed');
+
+    model.push(toolCall('finish', { title: 'Nothing to add', summary: 'The flag is documented.' }));
+    const seen = model.requests.length;
+    const retried = await job(['retry', failed.id, '--wait']);
+    assert.equal(retried.code, 0, retried.stderr);
+    assert.match(retried.stdout, /^status: completed$/m);
+    assert.match(retried.stderr, /job\.retried: instruction 1 again$/m);
+    assert.ok(!retried.stderr.includes('job.failed'), 'the failed run is not replayed');
+    const asked = JSON.stringify(model.requests[seen]!.body);
+    assert.ok(asked.includes('Mention the retry flag'), 'the model is given the same instruction');
+
+    const refused = await job(['retry', failed.id]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /^docwright: only a failed job can be retried/m);
   });
 
   test('API errors: one precise line on stderr, exit 1 (2 for a rejected request), and the key is never printed', async () => {

@@ -62,6 +62,8 @@ describe('CSRF: every state-changing form needs its token and a same-origin requ
       { name: 'new job', path: `${p}/jobs`, fields: { prompt: 'Delete every page' } },
       { name: 'archive', path: `${p}/jobs/${jobId}/archive`, fields: {} },
       { name: 'follow-up', path: `${p}/jobs/${jobId}/message`, fields: { prompt: 'More' } },
+      { name: 'retry', path: `${p}/jobs/${jobId}/retry`, fields: {} },
+      { name: 'delete project', path: `${p}/delete`, fields: { confirm: 'Docs' } },
       {
         name: 'add webhook',
         path: `${p}/webhooks`,

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createAgentRunner } from '../../src/worker/agent-runner.ts';
 import { Worker } from '../../src/worker/worker.ts';
-import { type ScriptedServer, startOpenAIServer, toolCall } from '../doubles/openai-server.ts';
+import { httpError, type ScriptedServer, startOpenAIServer, toolCall } from '../doubles/openai-server.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { type HostedRepository, startHostedRepository } from '../helpers/hosts.ts';
 import { waitFor } from '../helpers/worker.ts';
@@ -203,5 +203,36 @@ describe('job page: live status and transcript, diff, follow-up, archive', () =>
       'above the transcript at 390 px',
     );
     await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  test('a failed job has a Retry button: it runs the last instruction again and the page follows it live', async () => {
+    model.push(httpError(401, { message: 'Incorrect API key provided.' }));
+    const created = await t.app.jobs.create(projectId, { prompt: 'Name the product' });
+    const jobId = (created.body as { id: string }).id;
+    await waitFor(async () => (await t.app.jobs.get(projectId, jobId)).status === 'failed', {
+      timeoutMs: 15_000,
+    });
+    await page.goto(`/projects/${projectId}/jobs/${jobId}`);
+    assert.equal(await status().textContent(), 'failed');
+
+    model.push(
+      toolCall('read_file', { path: 'index.mdx' }),
+      toolCall('finish', { title: 'Nothing to name', summary: 'The product is named already.' }),
+    );
+    await page.getByRole('button', { name: 'Retry' }).click();
+    await page.getByText('Retrying: the agent runs the last instruction again.').waitFor();
+    await page.getByText('Instruction 1 again').waitFor();
+    await waitFor(async () => (await status().textContent()) === 'completed', { timeoutMs: 15_000 });
+    const runs = await t.app.store.db
+      .selectFrom('job_runs')
+      .select(['prompt', 'status'])
+      .where('job_id', '=', jobId)
+      .orderBy('seq')
+      .execute();
+    assert.deepEqual(runs, [
+      { prompt: 'Name the product', status: 'failed' },
+      { prompt: 'Name the product', status: 'succeeded' },
+    ]);
+    assert.equal(await page.getByRole('button', { name: 'Retry' }).count(), 0, 'only a failed job offers it');
   });
 });

@@ -24,6 +24,7 @@ export const ALL_MIGRATIONS = [
   '0005_usage',
   '0006_rate_limit_counts',
   '0007_head_branches',
+  '0008_server_processes',
 ];
 
 /** A `projects` row written straight to the database (for tests below the services). */

@@ -197,3 +197,14 @@ export function closedPort(): Promise<number> {
     });
   });
 }
+
+/** Why tests that run the CLI on a terminal (util-linux `script`) cannot run here, or false. */
+export const scriptMissing: string | false = (() => {
+  try {
+    return execFileSync('script', ['--version'], { encoding: 'utf8' }).includes('util-linux')
+      ? false
+      : 'script is not the util-linux one';
+  } catch {
+    return 'no script command to run the CLI on a terminal';
+  }
+})();

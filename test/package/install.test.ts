@@ -27,7 +27,10 @@ import { createTestDatabase, type TestDatabase, testDialect } from '../helpers/d
 import { cleanEnv, type ServerProcess, startServerProcess } from '../helpers/process.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const PACKAGE = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+const PACKAGE = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+  license: string;
+};
 /**
  * The Node that runs the installed `docwright` (first on PATH): this one, or the bin directory in
  * DOCWRIGHT_TEST_PACKAGE_NODE, to try the package on the oldest release it supports (22.12).
@@ -141,7 +144,7 @@ describe('the npm package, packed, installed globally and run from empty directo
     if (tmp) rmSync(tmp, { recursive: true, force: true });
   });
 
-  test('the tarball holds the built package only: bin, dist (every module of src/ compiled, with declarations, and its assets), README', (t) => {
+  test('the tarball holds the built package only: bin, dist (every module of src/ compiled, with declarations, and its assets), README, LICENSE', (t) => {
     const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
       .split('\n')
       .filter((line) => line && !line.endsWith('/'))
@@ -151,6 +154,11 @@ describe('the npm package, packed, installed globally and run from empty directo
         !['package.json', 'README.md', 'LICENSE', 'bin/docwright.js'].includes(f) && !f.startsWith('dist/'),
     );
     assert.deepEqual(stray, [], 'no tests, fixtures, benchmarks, scripts, CI files or sources');
+    for (const file of ['README.md', 'LICENSE', 'package.json', 'bin/docwright.js'])
+      assert.ok(files.includes(file), `${file} is in the package`);
+    const license = execFileSync('tar', ['-xzOf', tarball, 'package/LICENSE'], { encoding: 'utf8' });
+    assert.match(license, /^MIT License\n/, 'the license package.json names');
+    assert.equal(PACKAGE.license, 'MIT');
     for (const asset of sourceAssets())
       assert.ok(files.includes(`dist/${asset}`), `dist/${asset} is in the package`);
     for (const module of sourceModules()) {

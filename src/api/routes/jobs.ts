@@ -60,6 +60,11 @@ export function registerJobRoutes(server: FastifyInstance, app: App): void {
     return sendWork(reply, await app.jobs.message(projectId, id, request.body, idempotencyOf(request)));
   });
 
+  server.post<JobParams>('/v2/agent/:projectId/job/:id/retry', work, async (request, reply) => {
+    const { projectId, id } = request.params;
+    return sendWork(reply, await app.jobs.retry(projectId, id, request.body, idempotencyOf(request)));
+  });
+
   // The API's most frequent request. A poll reads its key and its job in one statement, and an
   // answer stays remembered while the database provably has not changed (job-poll-cache.ts).
   const polls = new JobPollCache(app.store);
