@@ -266,6 +266,9 @@ export interface GitHubApi extends HostDoubleServer {
 
 const DOCS = 'https://docs.github.com/rest';
 
+/** The REST API versions GitHub serves (`X-GitHub-Api-Version`). */
+const API_VERSIONS = new Set(['2022-11-28', '2026-03-10']);
+
 const errorBody = (status: number, message?: string) => ({
   message:
     message ??
@@ -302,6 +305,22 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
   const key = (fullName: string) => fullName.toLowerCase();
 
   function inspect(request: HostRequest): HostAnswer | undefined {
+    // GitHub refuses a request without a User-Agent, and one asking for an API version it does not have.
+    if (!request.headers['user-agent']) {
+      violations.push({ method: request.method, path: request.path, message: 'no User-Agent' });
+      return {
+        status: 403,
+        body: errorBody(
+          403,
+          'Request forbidden by administrative rules. Please make sure your request has a User-Agent header',
+        ),
+      };
+    }
+    const version = request.headers['x-github-api-version'];
+    if (version !== undefined && !API_VERSIONS.has(String(version))) {
+      violations.push({ method: request.method, path: request.path, message: `API version ${version}` });
+      return { status: 400, body: errorBody(400, `Unsupported 'X-GitHub-Api-Version': ${version}`) };
+    }
     if (prefix && !request.path.startsWith(`${prefix}/`)) {
       violations.push({ method: request.method, path: request.path, message: `outside ${prefix}` });
       return { status: 404, body: errorBody(404) };

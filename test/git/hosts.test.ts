@@ -278,6 +278,34 @@ describe('GitHub host', () => {
     assert.equal(pr.created, true);
   });
 
+  test('secondary rate limits (403 with Retry-After, or with only GitHub’s message) are retried', async () => {
+    const branch = nextBranch();
+    github.repo('octo/docs').branches.add(branch);
+    github.failNext(403, { 'retry-after': '0' });
+    github.answerNext(
+      {},
+      {
+        status: 403,
+        body: {
+          message:
+            'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.',
+          documentation_url: 'https://docs.github.com/rest',
+        },
+      },
+    );
+    const pr = await host().ensurePullRequest(prInput(branch, { labels: [] }));
+    assert.equal(pr.created, true);
+  });
+
+  test('every request names docwright, asks for JSON in API version 2022-11-28 and carries the token', async () => {
+    await host().checkAccess();
+    const last = github.requests.at(-1);
+    assert.match(String(last?.headers['user-agent']), /^docwright\/\d+\.\d+\.\d+/);
+    assert.equal(last?.headers['x-github-api-version'], '2022-11-28');
+    assert.equal(last?.headers.accept, 'application/vnd.github+json');
+    assert.equal(last?.headers.authorization, `token ${SECRETS.github}`);
+  });
+
   test('a rate limit longer than the longest wait fails as retryable instead of sleeping', async () => {
     github.failNext(403, { 'x-ratelimit-remaining': '0', 'retry-after': '3600' });
     const started = Date.now();

@@ -14,6 +14,7 @@ import {
   type PullRequestRef,
   parseRemoteRepository,
   retryPolicy,
+  timeoutOf,
   toHostError,
   trimSlash,
 } from './common.ts';
@@ -82,6 +83,7 @@ export function createGiteaHost(
     headers: secrets.token ? { authorization: `token ${secrets.token}` } : {},
     fetch: options.fetch ?? globalThis.fetch,
     policy,
+    timeoutMs: timeoutOf(options),
     redact,
   });
 

@@ -16,6 +16,7 @@ import {
   type PullRequestRef,
   parseRemoteRepository,
   retryPolicy,
+  timeoutOf,
   trimSlash,
 } from './common.ts';
 import type { HostCredentials, PullRequestInput } from './host.ts';
@@ -83,6 +84,7 @@ export function createGitLabHost(
     headers: secrets.token ? { 'private-token': secrets.token } : {},
     fetch: options.fetch ?? globalThis.fetch,
     policy,
+    timeoutMs: timeoutOf(options),
     redact,
   });
 

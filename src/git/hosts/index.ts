@@ -10,12 +10,12 @@ import { createGitLabHost } from './gitlab.ts';
 import type { CodeHost, HostCredentials, PullRequestInput } from './host.ts';
 import { createLocalHost } from './local.ts';
 
+export type { RetryPolicy } from '../../retry.ts';
 export type { ApiCodeHost, GitCredentials, HostOptions, HostProject, HostPullRequest } from './common.ts';
 export { GITEA_GIT_USERNAME } from './gitea.ts';
 export { GITHUB_GIT_USERNAME } from './github.ts';
 export { GITLAB_GIT_USERNAME } from './gitlab.ts';
 export * from './host.ts';
-export type { RetryPolicy } from './http.ts';
 
 export function createHost(
   project: HostProject,
