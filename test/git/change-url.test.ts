@@ -201,7 +201,7 @@ describe('findChangeUrls', () => {
     const cases: [string, number][] = [
       ['a'.repeat(100_000), 0],
       ['http://'.repeat(14_000), 0],
-      [prefix + 'o/r/pull/1', 0], // one 95,000-character URL: longer than any pasted one
+      [`${prefix}o/r/pull/1`, 0], // one 95,000-character URL: longer than any pasted one
       [`${'https://github.com/o/r/pull/1 '.repeat(3_000)}`, 1],
       [`https://github.com/o/r/${'pull/'.repeat(19_000)}1`, 0],
       [`https://gitlab.com/${'g/'.repeat(45_000)}-/merge_requests/1`, 0],

@@ -15,7 +15,12 @@ import { HostError, type PullRequestInput } from '../../src/git/hosts/host.ts';
 import { createHost, pullRequestInput } from '../../src/git/hosts/index.ts';
 import type { ProjectSecrets } from '../../src/projects/projects.ts';
 import { type GiteaApi, startGiteaApi } from '../doubles/gitea-api.ts';
-import { checkAgainstDescription, type GitHubApi, startGitHubApi } from '../doubles/github-api.ts';
+import {
+  checkAgainstDescription,
+  checkAnswerAgainstDescription,
+  type GitHubApi,
+  startGitHubApi,
+} from '../doubles/github-api.ts';
 import { type GitLabApi, startGitLabApi } from '../doubles/gitlab-api.ts';
 
 /** Retries without waiting, so that the failure tests take milliseconds. */
@@ -447,6 +452,28 @@ describe('GitHub API description check', () => {
       checkAgainstDescription('PUT', '/repos/o/r/pulls', new URLSearchParams(), undefined, undefined)
         .problems[0] ?? '',
       /PUT is not an operation/,
+    );
+  });
+});
+
+describe('GitHub answer description check', () => {
+  test('the double’s answers may carry only fields GitHub documents, with GitHub’s types', () => {
+    assert.equal(
+      checkAnswerAgainstDescription('pulls/get', { number: 1, merged_at: null, head: { ref: 'x' } }),
+      undefined,
+    );
+    assert.match(checkAnswerAgainstDescription('pulls/get', { number: '1' }) ?? '', /number must be integer/);
+    assert.match(
+      checkAnswerAgainstDescription('pulls/get', { mergedAt: null }) ?? '',
+      /additional properties/,
+    );
+    assert.match(
+      checkAnswerAgainstDescription('pulls/list-files', [{ filename: 'a', status: 'changed-a-lot' }]) ?? '',
+      /allowed values/,
+    );
+    assert.match(
+      checkAnswerAgainstDescription('issues/create-comment', { id: 1, html_url: 'not a link' }) ?? '',
+      /format "uri"/,
     );
   });
 });

@@ -112,6 +112,35 @@ export function toHostError(error: unknown, context: FailureContext): HostError 
   return new HostError(context.fallback, `${prefix}: HTTP ${status}${detail}`, { cause });
 }
 
+/**
+ * A failure to read a change as `change-unavailable`, whatever it was (a 404, refused
+ * credentials, a host that keeps failing): the job that needs the change cannot start without
+ * it, and the message carries the host's answer. Retryable failures stay retryable.
+ */
+export function toChangeError(
+  error: unknown,
+  context: Pick<FailureContext, 'host' | 'action' | 'redact'> & { notFoundMessage?: string },
+): HostError {
+  const mapped = toHostError(error, {
+    ...context,
+    fallback: 'change-unavailable',
+    notFound: 'change-unavailable',
+  });
+  if (mapped.code === 'change-unavailable') return mapped;
+  return new HostError('change-unavailable', mapped.message, {
+    retryable: mapped.retryable,
+    cause: mapped.cause,
+  });
+}
+
+/** Longest comment posted (GitHub takes 65,536 characters); a longer body is cut, saying so. */
+export const MAX_COMMENT_LENGTH = 60_000;
+
+export function boundComment(body: string): string {
+  if (body.length <= MAX_COMMENT_LENGTH) return body;
+  return `${body.slice(0, MAX_COMMENT_LENGTH)}\n\n[… cut: the comment was ${body.length} characters long]`;
+}
+
 /** A pull request as a host's lookup or create returns it. */
 export type PullRequestRef = Pick<PullRequest, 'url' | 'number'>;
 

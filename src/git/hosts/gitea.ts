@@ -18,6 +18,7 @@ import {
   toHostError,
   trimSlash,
 } from './common.ts';
+import { giteaChanges } from './gitea-changes.ts';
 import type { HostCredentials, PullRequestInput } from './host.ts';
 import { HttpFailure, jsonApi } from './http.ts';
 
@@ -186,6 +187,7 @@ export function createGiteaHost(
 
   return {
     kind: 'gitea',
+    ...giteaChanges({ request, repoPath, fullName, host: hostName, redact }),
 
     async gitRemote() {
       return { url: `${remote.url}.git`, env: {} };

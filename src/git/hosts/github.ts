@@ -21,6 +21,7 @@ import {
   toHostError,
   trimSlash,
 } from './common.ts';
+import { gitHubChanges } from './github-changes.ts';
 import { type HostCredentials, HostError, type PullRequestInput } from './host.ts';
 import { HttpFailure, jsonApi } from './http.ts';
 
@@ -295,6 +296,7 @@ export function createGitHubHost(
 
   return {
     kind: 'github',
+    ...gitHubChanges({ request, repoPath, fullName, host: hostName, redact }),
 
     async gitRemote(signal) {
       // Minting here makes a bad App configuration fail before the clone.

@@ -19,6 +19,7 @@ import {
   timeoutOf,
   trimSlash,
 } from './common.ts';
+import { gitLabChanges } from './gitlab-changes.ts';
 import type { HostCredentials, PullRequestInput } from './host.ts';
 import { HttpFailure, jsonApi } from './http.ts';
 
@@ -150,6 +151,7 @@ export function createGitLabHost(
 
   return {
     kind: 'gitlab',
+    ...gitLabChanges({ request, path, webUrl: remote.url, host: hostName, redact }),
 
     async gitRemote() {
       return { url: `${remote.url}.git`, env: {} };

@@ -6,6 +6,7 @@
  */
 import type { Redact } from '../../redact.ts';
 import { parseRetryAfter, type RetryPolicy, retry } from '../../retry.ts';
+import { LineSplitter } from '../lines.ts';
 
 export type { RetryPolicy };
 
@@ -180,49 +181,24 @@ export async function readBounded(
 }
 
 /**
- * Reads a text body line by line (without the line ends), handing each to `onLine`, until the
- * body ends or `onLine` answers `false`; then the rest is left unread. Memory holds one line,
- * and a line longer than `maxLineBytes` is cut to it.
+ * Reads a text body line by line (see `LineSplitter`), until it ends or `onLine` answers
+ * `false`; then the rest is left unread.
  */
 export async function readLines(
   body: ReadableStream<Uint8Array> | null,
   onLine: (line: string) => boolean | undefined,
-  maxLineBytes: number,
+  maxLineLength: number,
 ): Promise<{ complete: boolean }> {
-  if (!body) return { complete: true };
+  const lines = new LineSplitter(onLine, maxLineLength);
+  if (!body) return { complete: lines.end() };
   const decoder = new TextDecoder();
   const reader = body.getReader();
-  let line = '';
-  let dropping = false;
-  const take = (piece: string, end: boolean): boolean => {
-    if (!dropping) {
-      line += piece;
-      if (line.length > maxLineBytes) {
-        line = line.slice(0, maxLineBytes);
-        dropping = true;
-      }
-    }
-    if (!end) return true;
-    const whole = line.endsWith('\r') ? line.slice(0, -1) : line;
-    line = '';
-    dropping = false;
-    return onLine(whole) !== false;
-  };
   for (;;) {
     const { done, value } = await reader.read();
-    const chunk = done ? decoder.decode() : decoder.decode(value, { stream: true });
-    let start = 0;
-    for (let at = chunk.indexOf('\n'); at >= 0; at = chunk.indexOf('\n', start)) {
-      if (!take(chunk.slice(start, at), true)) {
-        await reader.cancel().catch(() => {});
-        return { complete: false };
-      }
-      start = at + 1;
-    }
-    take(chunk.slice(start), false);
-    if (done) {
-      if (line !== '' && !take('', true)) return { complete: false };
-      return { complete: true };
+    if (done) return { complete: lines.push(decoder.decode()) && lines.end() };
+    if (!lines.push(decoder.decode(value, { stream: true }))) {
+      await reader.cancel().catch(() => {});
+      return { complete: false };
     }
   }
 }
@@ -312,8 +288,8 @@ export interface JsonRequest {
 /** A text request read line by line (a raw diff): see `readLines`. */
 export interface LinesRequest extends JsonRequest {
   onLine: (line: string) => boolean | undefined;
-  /** Longer lines are cut to this (default 64 KiB). */
-  maxLineBytes?: number;
+  /** Longer lines are cut to this many characters (default 64 Ki). */
+  maxLineLength?: number;
 }
 
 export interface JsonApi {
@@ -399,7 +375,7 @@ export function jsonApi(options: {
       // A retry starts again from the first line: `onLine` is given each line once per attempt.
       () =>
         attempt('GET', path, init, async (response) => {
-          const { complete } = await readLines(response.body, init.onLine, init.maxLineBytes ?? 64 * 1024);
+          const { complete } = await readLines(response.body, init.onLine, init.maxLineLength ?? 64 * 1024);
           return { status: response.status, complete };
         }),
       policy,
@@ -424,8 +400,8 @@ export function hasNextPage(headers: Record<string, string>, count: number, perP
 
 /**
  * The items of a paged list, page after page (`page` from 1 and the host's size parameter),
- * until the host says there is no next page, `maxPages` were read, or `visit` answers `false`
- * for an item. Returns whether the list was read to its end.
+ * until the host says there is no next page (`end`), `visit` answers `false` for an item
+ * (`stopped`), or `maxPages` were read (`limit`).
  */
 export async function eachPage<T>(
   api: JsonApi,
@@ -439,15 +415,15 @@ export async function eachPage<T>(
     signal?: AbortSignal | undefined;
     visit: (item: T) => boolean | undefined;
   },
-): Promise<{ complete: boolean }> {
+): Promise<'end' | 'stopped' | 'limit'> {
   for (let page = 1; page <= options.maxPages; page++) {
     const answer = await api('GET', path, {
       query: { ...options.query, [options.sizeParam]: options.perPage, page },
       signal: options.signal,
     });
     const items = Array.isArray(answer.body) ? (answer.body as T[]) : [];
-    for (const item of items) if (options.visit(item) === false) return { complete: false };
-    if (!hasNextPage(answer.headers, items.length, options.perPage)) return { complete: true };
+    for (const item of items) if (options.visit(item) === false) return 'stopped';
+    if (!hasNextPage(answer.headers, items.length, options.perPage)) return 'end';
   }
-  return { complete: false };
+  return 'limit';
 }
