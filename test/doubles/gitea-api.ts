@@ -5,7 +5,9 @@
  * `CreatePullRequestOption` (`head`, `base`, `title` required; `labels` as
  * label ids), 422 binding errors, 409 "pull request already exists for these
  * targets", `{"message", "url"}` error envelopes and `page`/`limit` paging.
- * Query and body fields Gitea does not document are recorded in `violations`.
+ * Query and body fields Gitea does not document are recorded in `violations`. A repository
+ * given a real git repository also answers about changes from it (gitea-changes.ts), and
+ * `mergePull` merges in Gitea's styles (merge commit, squash, rebase).
  *
  *   const gitea = await startGiteaApi({ tokens: { 'gitea-token': { push: true } } });
  *   gitea.addRepo('octo/docs', { branches: ['docwright/abc'], labels: ['docs'] });

@@ -9,7 +9,14 @@
  * uses by scripts/github-openapi-subset.ts into test/data/github-openapi-subset.json):
  * the path and method must be one of those operations, path and query parameters
  * must match their schemas, and the body must match the operation's request body
- * schema. A request that does not is answered 400 and recorded in `violations`.
+ * schema. A request that does not is answered 400 and recorded in `violations`. Each
+ * successful answer of the double is checked against the operation's published answer schema
+ * (see `closed`), and a mismatch is recorded there too.
+ *
+ * A repository given a real git repository (`git`, see git-repository.ts) also answers about
+ * changes from it (github-changes.ts): pull requests in full with their files and commits,
+ * commits, comparisons, a branch's commits, the pull requests of a commit, issue comments; and
+ * `mergePull` merges as GitHub's button does (merge commit, squash, rebase).
  *
  *   const github = await startGitHubApi({ tokens: { 'ghp_test': { push: true } } });
  *   github.addRepo('octo/docs', { branches: ['main', 'docwright/abc'] });

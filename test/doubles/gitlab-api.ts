@@ -7,7 +7,9 @@
  * second open merge request from a source branch, `{"message": "401 Unauthorized"}`
  * envelopes, and `x-total`/`x-page` pagination headers. Query and body
  * parameters the documentation does not list are recorded in `violations`
- * (GitLab itself ignores them, which would hide a client bug).
+ * (GitLab itself ignores them, which would hide a client bug). A project given a real git
+ * repository also answers about changes from it (gitlab-changes.ts), and `mergeMergeRequest`
+ * merges as GitLab does (merge commit, squash, fast-forward after a rebase).
  *
  *   const gitlab = await startGitLabApi({ tokens: { 'glpat-test': { accessLevel: 30 } } });
  *   gitlab.addProject('group/sub/docs', { branches: ['docwright/abc'] });

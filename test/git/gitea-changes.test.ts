@@ -1,28 +1,23 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { inspect } from 'node:util';
 import { startCursor } from '../../src/git/hosts/change.ts';
 import type { HostOptions } from '../../src/git/hosts/common.ts';
 import { createGiteaHost } from '../../src/git/hosts/gitea.ts';
-import { HostError } from '../../src/git/hosts/host.ts';
 import { createGitRepository } from '../doubles/git-repository.ts';
 import { type GiteaApi, startGiteaApi } from '../doubles/gitea-api.ts';
-import { type ChangeScenario, changeScenario, expectFiles, FEATURE } from '../helpers/change-scenario.ts';
+import {
+  type ChangeScenario,
+  changeScenario,
+  expectFiles,
+  hostError as expectHostError,
+  FEATURE,
+} from '../helpers/change-scenario.ts';
 
 const FAST: HostOptions = { retry: { baseDelayMs: 1, maxDelayMs: 50 } };
 const TOKEN = 'giteaChangesToken0123456789';
 const WRONG = 'giteaWrongToken0123456789';
 
-async function hostError(promise: Promise<unknown>): Promise<HostError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof HostError, `expected a HostError, got ${inspect(error)}`);
-    assert.ok(!error.message.includes(TOKEN) && !error.message.includes(WRONG), error.message);
-    return error;
-  }
-  assert.fail('expected the call to fail');
-}
+const hostError = (promise: Promise<unknown>) => expectHostError(promise, [TOKEN, WRONG]);
 
 describe('Gitea changes', () => {
   let gitea: GiteaApi;

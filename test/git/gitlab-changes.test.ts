@@ -1,28 +1,23 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { inspect } from 'node:util';
 import { startCursor } from '../../src/git/hosts/change.ts';
 import type { HostOptions } from '../../src/git/hosts/common.ts';
 import { createGitLabHost } from '../../src/git/hosts/gitlab.ts';
-import { HostError } from '../../src/git/hosts/host.ts';
 import { createGitRepository } from '../doubles/git-repository.ts';
 import { type GitLabApi, startGitLabApi } from '../doubles/gitlab-api.ts';
-import { type ChangeScenario, changeScenario, expectFiles, FEATURE } from '../helpers/change-scenario.ts';
+import {
+  type ChangeScenario,
+  changeScenario,
+  expectFiles,
+  hostError as expectHostError,
+  FEATURE,
+} from '../helpers/change-scenario.ts';
 
 const FAST: HostOptions = { retry: { baseDelayMs: 1, maxDelayMs: 50 } };
 const TOKEN = 'glpat-changesToken0123';
 const WRONG = 'glpat-wrongToken01234';
 
-async function hostError(promise: Promise<unknown>): Promise<HostError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof HostError, `expected a HostError, got ${inspect(error)}`);
-    assert.ok(!error.message.includes(TOKEN) && !error.message.includes(WRONG), error.message);
-    return error;
-  }
-  assert.fail('expected the call to fail');
-}
+const hostError = (promise: Promise<unknown>) => expectHostError(promise, [TOKEN, WRONG]);
 
 describe('GitLab changes', () => {
   let gitlab: GitLabApi;

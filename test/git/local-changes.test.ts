@@ -1,22 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { inspect } from 'node:util';
 import { startCursor } from '../../src/git/hosts/change.ts';
-import { HostError } from '../../src/git/hosts/host.ts';
 import { createHost } from '../../src/git/hosts/index.ts';
 import { createGitRepository } from '../doubles/git-repository.ts';
-import { type ChangeScenario, changeScenario, expectFiles, FEATURE } from '../helpers/change-scenario.ts';
-
-async function hostError(promise: Promise<unknown>): Promise<HostError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof HostError, `expected a HostError, got ${inspect(error)}`);
-    return error;
-  }
-  assert.fail('expected the call to fail');
-}
+import {
+  type ChangeScenario,
+  changeScenario,
+  expectFiles,
+  FEATURE,
+  hostError,
+} from '../helpers/change-scenario.ts';
 
 const localHost = (dir: string) =>
   createHost({ host: 'local', repository: pathToFileURL(dir).href, apiUrl: null }, {});

@@ -5,7 +5,9 @@
  * returned against git's own account of the same diff.
  */
 import assert from 'node:assert/strict';
+import { inspect } from 'node:util';
 import type { Change } from '../../src/git/hosts/change.ts';
+import { HostError } from '../../src/git/hosts/host.ts';
 import { createGitRepository, type GitRepository } from '../doubles/git-repository.ts';
 
 export const FEATURE = 'feature/export';
@@ -89,4 +91,17 @@ export function expectFiles(
     .sort((a, b) => a.path.localeCompare(b.path));
   assert.deepEqual(actual, expected);
   assert.ok(change.files.every((file) => !file.truncated));
+}
+
+/** The `HostError` a call fails with; none of `secrets` may be in it. */
+export async function hostError(promise: Promise<unknown>, secrets: string[] = []): Promise<HostError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof HostError, `expected a HostError, got ${inspect(error)}`);
+    const text = `${error.message}\n${inspect(error, { depth: 10 })}`;
+    for (const secret of secrets) assert.ok(!text.includes(secret), `a secret leaked into: ${text}`);
+    return error;
+  }
+  assert.fail('expected the call to fail');
 }

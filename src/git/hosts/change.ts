@@ -263,17 +263,25 @@ export function hunksOf(diff: string): string {
 }
 
 /** A file as a host describes it, before the bounds are applied. */
-export interface FileInput {
-  path: string;
-  previousPath: string | null;
-  status: ChangeFileStatus;
-  additions: number | null;
-  deletions: number | null;
-  binary: boolean;
-  diff: string | null;
+export type FileInput = Omit<ChangeFile, 'truncated'> & {
   /** The host said it left the diff out or cut it (too large, collapsed). */
   hostTruncated?: boolean;
-}
+};
+
+/** The change of a commit or a range: no number, state or branches. */
+export const commitChange = (fields: Omit<Change, 'number' | 'state' | 'baseRef' | 'headRef'>): Change => ({
+  ...fields,
+  number: null,
+  state: null,
+  baseRef: null,
+  headRef: null,
+});
+
+/** The title and description of a range. */
+export const rangeText = (base: string, head: string, commits: number) => ({
+  title: `Changes from ${base} to ${head}`,
+  description: `${commits} commit${commits === 1 ? '' : 's'}`,
+});
 
 /**
  * Keeps the files of a change within the limits: the first `maxFiles`, each diff cut at a line

@@ -6,27 +6,27 @@
  * issue), and the merged pull requests and pushes of a branch (`/pulls?state=closed`,
  * `/commits?sha=`, `/commits/{sha}/pull`).
  */
-import type { Redact } from '../../redact.ts';
 import {
   boundCommits,
   type Change,
   type ChangeCommit,
   type ChangeLimits,
-  type ChangeRef,
+  commitChange,
   FileCollector,
   type FileInput,
   fileStatus,
   type GetChangeOptions,
   limitsOf,
   type MergedPullRequest,
+  rangeText,
   splitMessage,
   webLink,
 } from './change.ts';
-import { boundComment, type FailureContext, toChangeError, toHostError } from './common.ts';
 import { type DiffFile, GitDiffReader } from './git-diff.ts';
 import type { CodeHost } from './host.ts';
+import { hostChanges, type RepositoryApi } from './host-changes.ts';
 import { eachPage, HttpFailure, type JsonApi } from './http.ts';
-import { type BranchCommit, listMergedChanges, MAX_COMMITS_WALKED } from './merged-changes.ts';
+import { type BranchCommit, MAX_COMMITS_WALKED } from './merged-changes.ts';
 
 interface GtUser {
   login: string;
@@ -143,14 +143,9 @@ function fileInput(
   };
 }
 
-export function giteaChanges(context: {
-  request: JsonApi;
-  /** `/repos/{owner}/{repo}`. */
-  repoPath: string;
-  fullName: string;
-  host: string;
-  redact: Redact;
-}): Pick<CodeHost, 'getChange' | 'commentOnChange' | 'listMergedChanges'> {
+export function giteaChanges(
+  context: RepositoryApi,
+): Pick<CodeHost, 'getChange' | 'commentOnChange' | 'listMergedChanges'> {
   const { request, repoPath, fullName, host, redact } = context;
 
   async function pullRequest(number: number, options: GetChangeOptions): Promise<Change> {
@@ -269,16 +264,12 @@ export function giteaChanges(context: {
     }
     const { title, description } = splitMessage(found.commit.message);
     const totalFiles = raw.complete ? raw.files.length : affected.length > 0 ? affected.length : null;
-    return {
+    return commitChange({
       kind: 'commit',
-      number: null,
       url: webLink(found.html_url),
       title,
       description,
       author: found.author?.login ?? found.commit.author?.name ?? null,
-      state: null,
-      baseRef: null,
-      headRef: null,
       baseSha: found.parents?.[0]?.sha ?? null,
       headSha: found.sha,
       files: files.files,
@@ -289,7 +280,7 @@ export function giteaChanges(context: {
         ...files.notes(totalFiles),
         ...(raw.complete ? [] : ['the diff was read only in part: it is too large']),
       ],
-    };
+    });
   }
 
   async function range(base: string, head: string, options: GetChangeOptions): Promise<Change> {
@@ -327,16 +318,11 @@ export function giteaChanges(context: {
       limits,
       compare.total_commits,
     );
-    return {
+    return commitChange({
       kind: 'range',
-      number: null,
       url: null,
-      title: `Changes from ${base} to ${head}`,
-      description: `${compare.total_commits} commit${compare.total_commits === 1 ? '' : 's'}`,
+      ...rangeText(base, head, compare.total_commits),
       author: null,
-      state: null,
-      baseRef: null,
-      headRef: null,
       baseSha: null,
       headSha: tip.sha,
       files: files.files,
@@ -348,81 +334,47 @@ export function giteaChanges(context: {
         "Gitea's API gives no diff of a range: the files are those its commits touch, without their lines",
         ...bounded.notes,
       ],
-    };
+    });
   }
 
-  const describe = (ref: ChangeRef) =>
-    ref.kind === 'pull-request'
-      ? `read pull request #${ref.number} of ${fullName}`
-      : ref.kind === 'commit'
-        ? `read commit ${ref.sha} of ${fullName}`
-        : `compare ${ref.base}...${ref.head} in ${fullName}`;
-
-  const failure = (action: string, fallback: FailureContext['fallback'], notFoundMessage?: string) => ({
-    host,
-    action,
-    fallback,
-    notFound: fallback,
-    notFoundMessage,
-    redact,
-  });
-
-  return {
-    async getChange(ref, options = {}) {
-      try {
-        if (ref.kind === 'pull-request') return await pullRequest(ref.number, options);
-        if (ref.kind === 'commit') return await commit(ref.sha, options);
-        return await range(ref.base, ref.head, options);
-      } catch (error) {
-        if (options.signal?.aborted) throw options.signal.reason;
-        throw toChangeError(error, { host, action: describe(ref), redact });
-      }
-    },
-
-    async commentOnChange(number, body, signal) {
-      try {
+  return hostChanges(
+    { host, repository: fullName, redact, noun: 'pull request', mark: '#' },
+    {
+      pullRequest,
+      commit,
+      range,
+      async comment(number, body, signal) {
         const { body: comment } = await request('POST', `${repoPath}/issues/${number}/comments`, {
-          body: { body: boundComment(body) },
+          body: { body },
           signal,
         });
         const created = comment as { id: number; html_url?: string };
         return { id: created.id, url: webLink(created.html_url) };
-      } catch (error) {
-        if (signal?.aborted) throw signal.reason;
-        throw toHostError(error, {
-          ...failure(`comment on pull request #${number} of ${fullName}`, 'comment-failed'),
-          notFound: 'change-unavailable',
-          notFoundMessage: `${fullName} has no pull request #${number}, or these credentials cannot see it`,
-        });
-      }
-    },
-
-    async listMergedChanges(query) {
-      const { ref, signal } = query;
-      /** The commits of merged pull requests, by when they were written and their title (a rebase keeps both). */
-      const written = new Map<number, Set<string>>();
-      async function writtenIn(pull: MergedPullRequest) {
-        let found = written.get(pull.number);
-        if (!found) {
-          const seen = new Set<string>();
-          await eachPage<GtCommit>(request, `${repoPath}/pulls/${pull.number}/commits`, {
-            query: { verification: false, files: false },
-            sizeParam: 'limit',
-            perPage: PER_PAGE,
-            maxPages: 5,
-            signal,
-            visit: (c) => {
-              seen.add(`${c.commit.author?.date ?? ''} ${splitMessage(c.commit.message).title}`);
-              return true;
-            },
-          });
-          found = seen;
-          written.set(pull.number, found);
+      },
+      mergedChanges: ({ ref, signal }) => {
+        /** The commits of merged pull requests, by when they were written and their title (a rebase keeps both). */
+        const written = new Map<number, Set<string>>();
+        async function writtenIn(pull: MergedPullRequest) {
+          let found = written.get(pull.number);
+          if (!found) {
+            const seen = new Set<string>();
+            await eachPage<GtCommit>(request, `${repoPath}/pulls/${pull.number}/commits`, {
+              query: { verification: false, files: false },
+              sizeParam: 'limit',
+              perPage: PER_PAGE,
+              maxPages: 5,
+              signal,
+              visit: (c) => {
+                seen.add(`${c.commit.author?.date ?? ''} ${splitMessage(c.commit.message).title}`);
+                return true;
+              },
+            });
+            found = seen;
+            written.set(pull.number, found);
+          }
+          return found;
         }
-        return found;
-      }
-      try {
-        return await listMergedChanges(query, {
+        return {
           async eachPullRequest(visit) {
             const outcome = await eachPage<GtPull>(request, `${repoPath}/pulls`, {
               query: { state: 'closed', sort: 'recentupdate' },
@@ -466,20 +418,10 @@ export function giteaChanges(context: {
             for (const pull of pulls) if ((await writtenIn(pull)).has(key)) return true;
             return false;
           },
-        });
-      } catch (error) {
-        if (signal?.aborted) throw signal.reason;
-        throw toHostError(
-          error,
-          failure(
-            `list the changes merged into ${ref} of ${fullName}`,
-            'listing-failed',
-            `${fullName} or its branch ${ref} does not exist, or these credentials cannot see it`,
-          ),
-        );
-      }
+        };
+      },
     },
-  };
+  );
 }
 
 /** A pull request's merge into `ref`, or null when it was not merged there. */

@@ -5,26 +5,25 @@
  * merged pull requests and pushes of a branch (`/pulls?state=closed`, `/commits?sha=`,
  * `/commits/{sha}/pulls`).
  */
-import type { Redact } from '../../redact.ts';
 import {
   boundCommits,
   type Change,
   type ChangeCommit,
-  type ChangeRef,
+  commitChange,
   FileCollector,
   type FileInput,
-  type FileCollector as Files,
   fileStatus,
   type GetChangeOptions,
   limitsOf,
   type MergedPullRequest,
+  rangeText,
   splitMessage,
   webLink,
 } from './change.ts';
-import { boundComment, type FailureContext, toChangeError, toHostError } from './common.ts';
 import type { CodeHost } from './host.ts';
-import { eachPage, hasNextPage, type JsonApi } from './http.ts';
-import { listMergedChanges, MAX_COMMITS_WALKED } from './merged-changes.ts';
+import { hostChanges, type RepositoryApi } from './host-changes.ts';
+import { eachPage, hasNextPage } from './http.ts';
+import { MAX_COMMITS_WALKED } from './merged-changes.ts';
 
 interface GhUser {
   login: string;
@@ -103,14 +102,9 @@ function fileInput(file: GhFile): FileInput {
 const login = (user: GhCommit['author']): string | null =>
   user && typeof (user as GhUser).login === 'string' ? (user as GhUser).login : null;
 
-export function gitHubChanges(context: {
-  request: JsonApi;
-  /** `/repos/{owner}/{repo}`. */
-  repoPath: string;
-  fullName: string;
-  host: string;
-  redact: Redact;
-}): Pick<CodeHost, 'getChange' | 'commentOnChange' | 'listMergedChanges'> {
+export function gitHubChanges(
+  context: RepositoryApi,
+): Pick<CodeHost, 'getChange' | 'commentOnChange' | 'listMergedChanges'> {
   const { request, repoPath, fullName, host, redact } = context;
 
   async function pullRequest(number: number, options: GetChangeOptions): Promise<Change> {
@@ -184,16 +178,12 @@ export function gitHubChanges(context: {
     const found = first as GhCommit;
     const { title, description } = splitMessage(found.commit.message);
     const totalFiles = complete ? files.offered : null;
-    return {
+    return commitChange({
       kind: 'commit',
-      number: null,
       url: webLink(found.html_url),
       title,
       description,
       author: login(found.author) ?? found.commit.author?.name ?? null,
-      state: null,
-      baseRef: null,
-      headRef: null,
       baseSha: found.parents[0]?.sha ?? null,
       headSha: found.sha,
       files: files.files,
@@ -204,7 +194,7 @@ export function gitHubChanges(context: {
         ...files.notes(totalFiles),
         ...(complete ? [] : [`the commit changes more than ${files.files.length} files`]),
       ],
-    };
+    });
   }
 
   async function range(base: string, head: string, options: GetChangeOptions): Promise<Change> {
@@ -221,7 +211,7 @@ export function gitHubChanges(context: {
         .body as GhCompare;
       headSha = tail.commits.at(-1)?.sha ?? headSha;
     }
-    const files: Files = new FileCollector(limits);
+    const files = new FileCollector(limits);
     for (const file of compare.files ?? []) files.add(fileInput(file));
     const cut = (compare.files?.length ?? 0) >= COMPARE_FILES;
     const totalFiles = cut ? null : files.offered;
@@ -230,16 +220,11 @@ export function gitHubChanges(context: {
       limits,
       compare.total_commits,
     );
-    return {
+    return commitChange({
       kind: 'range',
-      number: null,
       url: webLink(compare.html_url),
-      title: `Changes from ${base} to ${head}`,
-      description: `${compare.total_commits} commit${compare.total_commits === 1 ? '' : 's'}`,
+      ...rangeText(base, head, compare.total_commits),
       author: null,
-      state: null,
-      baseRef: null,
-      headRef: null,
       baseSha: compare.merge_base_commit.sha,
       headSha,
       files: files.files,
@@ -251,112 +236,65 @@ export function gitHubChanges(context: {
         ...(cut ? [`GitHub lists at most ${COMPARE_FILES} files of a comparison`] : []),
         ...commits.notes,
       ],
-    };
+    });
   }
 
-  const describe = (ref: ChangeRef) =>
-    ref.kind === 'pull-request'
-      ? `read pull request #${ref.number} of ${fullName}`
-      : ref.kind === 'commit'
-        ? `read commit ${ref.sha} of ${fullName}`
-        : `compare ${ref.base}...${ref.head} in ${fullName}`;
-
-  const failure = (action: string, fallback: FailureContext['fallback'], notFoundMessage?: string) => ({
-    host,
-    action,
-    fallback,
-    notFound: fallback,
-    notFoundMessage,
-    redact,
-  });
-
-  return {
-    async getChange(ref, options = {}) {
-      try {
-        if (ref.kind === 'pull-request') return await pullRequest(ref.number, options);
-        if (ref.kind === 'commit') return await commit(ref.sha, options);
-        return await range(ref.base, ref.head, options);
-      } catch (error) {
-        if (options.signal?.aborted) throw options.signal.reason;
-        throw toChangeError(error, { host, action: describe(ref), redact });
-      }
-    },
-
-    async commentOnChange(number, body, signal) {
-      try {
+  const commitsPath = `${repoPath}/commits`;
+  return hostChanges(
+    { host, repository: fullName, redact, noun: 'pull request', mark: '#' },
+    {
+      pullRequest,
+      commit,
+      range,
+      async comment(number, body, signal) {
         const { body: comment } = await request('POST', `${repoPath}/issues/${number}/comments`, {
-          body: { body: boundComment(body) },
+          body: { body },
           signal,
         });
         const created = comment as { id: number; html_url?: string };
         return { id: created.id, url: webLink(created.html_url) };
-      } catch (error) {
-        if (signal?.aborted) throw signal.reason;
-        const action = `comment on pull request #${number} of ${fullName}`;
-        throw toHostError(error, {
-          ...failure(action, 'comment-failed'),
-          notFound: 'change-unavailable',
-          notFoundMessage: `${fullName} has no pull request #${number}, or these credentials cannot see it`,
-        });
-      }
+      },
+      mergedChanges: ({ ref, signal }) => ({
+        async eachPullRequest(visit) {
+          const outcome = await eachPage<GhPull>(request, `${repoPath}/pulls`, {
+            query: { state: 'closed', base: ref, sort: 'updated', direction: 'desc' },
+            sizeParam: 'per_page',
+            perPage: 100,
+            maxPages: 10,
+            signal,
+            visit: (pull) => visit({ updatedAt: pull.updated_at, merged: merged(pull, ref) }),
+          });
+          return { complete: outcome !== 'limit' };
+        },
+        async eachCommit(visit) {
+          const outcome = await eachPage<GhCommit>(request, commitsPath, {
+            query: { sha: ref },
+            sizeParam: 'per_page',
+            perPage: 100,
+            maxPages: MAX_COMMITS_WALKED / 100,
+            signal,
+            visit: (commit) =>
+              visit({
+                sha: commit.sha,
+                parents: commit.parents.map((p) => p.sha),
+                title: splitMessage(commit.commit.message).title,
+                authoredAt: commit.commit.author?.date ?? null,
+                committedAt: commit.commit.committer?.date ?? null,
+                url: webLink(commit.html_url),
+              }),
+          });
+          return { complete: outcome !== 'limit' };
+        },
+        async partOfMergedPullRequest({ sha }) {
+          const { body } = await request('GET', `${commitsPath}/${sha}/pulls`, {
+            query: { per_page: 100 },
+            signal,
+          });
+          return Array.isArray(body) && (body as GhPull[]).some((p) => merged(p, ref) !== null);
+        },
+      }),
     },
-
-    async listMergedChanges(query) {
-      const { ref, signal } = query;
-      const commitsPath = `${repoPath}/commits`;
-      try {
-        return await listMergedChanges(query, {
-          async eachPullRequest(visit) {
-            const outcome = await eachPage<GhPull>(request, `${repoPath}/pulls`, {
-              query: { state: 'closed', base: ref, sort: 'updated', direction: 'desc' },
-              sizeParam: 'per_page',
-              perPage: 100,
-              maxPages: 10,
-              signal,
-              visit: (pull) => visit({ updatedAt: pull.updated_at, merged: merged(pull, ref) }),
-            });
-            return { complete: outcome !== 'limit' };
-          },
-          async eachCommit(visit) {
-            const outcome = await eachPage<GhCommit>(request, commitsPath, {
-              query: { sha: ref },
-              sizeParam: 'per_page',
-              perPage: 100,
-              maxPages: MAX_COMMITS_WALKED / 100,
-              signal,
-              visit: (commit) =>
-                visit({
-                  sha: commit.sha,
-                  parents: commit.parents.map((p) => p.sha),
-                  title: splitMessage(commit.commit.message).title,
-                  authoredAt: commit.commit.author?.date ?? null,
-                  committedAt: commit.commit.committer?.date ?? null,
-                  url: webLink(commit.html_url),
-                }),
-            });
-            return { complete: outcome !== 'limit' };
-          },
-          async partOfMergedPullRequest({ sha }) {
-            const { body } = await request('GET', `${commitsPath}/${sha}/pulls`, {
-              query: { per_page: 100 },
-              signal,
-            });
-            return Array.isArray(body) && (body as GhPull[]).some((p) => merged(p, ref) !== null);
-          },
-        });
-      } catch (error) {
-        if (signal?.aborted) throw signal.reason;
-        throw toHostError(
-          error,
-          failure(
-            `list the changes merged into ${ref} of ${fullName}`,
-            'listing-failed',
-            `${fullName} or its branch ${ref} does not exist, or these credentials cannot see it`,
-          ),
-        );
-      }
-    },
-  };
+  );
 }
 
 /** A pull request's merge into `ref`, or null when it was not merged there. */

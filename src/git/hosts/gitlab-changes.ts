@@ -10,7 +10,7 @@ import {
   boundCommits,
   type Change,
   type ChangeCommit,
-  type ChangeRef,
+  commitChange,
   countDiffLines,
   FileCollector,
   type FileInput,
@@ -18,13 +18,14 @@ import {
   hunksOf,
   limitsOf,
   type MergedPullRequest,
+  rangeText,
   splitMessage,
   webLink,
 } from './change.ts';
-import { boundComment, type FailureContext, toChangeError, toHostError } from './common.ts';
 import type { CodeHost } from './host.ts';
+import { hostChanges } from './host-changes.ts';
 import { eachPage, type JsonApi } from './http.ts';
-import { listMergedChanges, MAX_COMMITS_WALKED } from './merged-changes.ts';
+import { MAX_COMMITS_WALKED } from './merged-changes.ts';
 
 interface GlMergeRequest {
   iid: number;
@@ -203,16 +204,12 @@ export function gitLabChanges(context: {
     );
     const { title, description } = splitMessage(found.message);
     const totalFiles = outcome === 'end' ? files.offered : null;
-    return {
+    return commitChange({
       kind: 'commit',
-      number: null,
       url: webLink(found.web_url),
       title,
       description,
       author: found.author_name ?? null,
-      state: null,
-      baseRef: null,
-      headRef: null,
       baseSha: found.parent_ids[0] ?? null,
       headSha: found.id,
       files: files.files,
@@ -223,7 +220,7 @@ export function gitLabChanges(context: {
         ...files.notes(totalFiles),
         ...(totalFiles === null ? [`the commit changes more than ${files.files.length} files`] : []),
       ],
-    };
+    });
   }
 
   async function range(base: string, head: string, options: GetChangeOptions): Promise<Change> {
@@ -243,16 +240,11 @@ export function gitLabChanges(context: {
       compare.commits?.length ?? 0,
     );
     const headSha = compare.commit?.id ?? compare.commits?.at(-1)?.id ?? '';
-    return {
+    return commitChange({
       kind: 'range',
-      number: null,
       url: webLink(compare.web_url),
-      title: `Changes from ${base} to ${head}`,
-      description: `${compare.commits?.length ?? 0} commit${compare.commits?.length === 1 ? '' : 's'}`,
+      ...rangeText(base, head, compare.commits?.length ?? 0),
       author: null,
-      state: null,
-      baseRef: null,
-      headRef: null,
       // GitLab's comparison does not name the merge base it diffs from.
       baseSha: null,
       headSha,
@@ -267,114 +259,68 @@ export function gitLabChanges(context: {
           : []),
         ...commits.notes,
       ],
-    };
+    });
   }
 
-  const describe = (ref: ChangeRef) =>
-    ref.kind === 'pull-request'
-      ? `read merge request !${ref.number} of ${path}`
-      : ref.kind === 'commit'
-        ? `read commit ${ref.sha} of ${path}`
-        : `compare ${ref.base}...${ref.head} in ${path}`;
-
-  const failure = (action: string, fallback: FailureContext['fallback'], notFoundMessage?: string) => ({
-    host,
-    action,
-    fallback,
-    notFound: fallback,
-    notFoundMessage,
-    redact,
-  });
-
-  return {
-    async getChange(ref, options = {}) {
-      try {
-        if (ref.kind === 'pull-request') return await mergeRequest(ref.number, options);
-        if (ref.kind === 'commit') return await commit(ref.sha, options);
-        return await range(ref.base, ref.head, options);
-      } catch (error) {
-        if (options.signal?.aborted) throw options.signal.reason;
-        throw toChangeError(error, { host, action: describe(ref), redact });
-      }
-    },
-
-    async commentOnChange(number, body, signal) {
-      try {
+  return hostChanges(
+    { host, repository: path, redact, noun: 'merge request', mark: '!' },
+    {
+      pullRequest: mergeRequest,
+      commit,
+      range,
+      async comment(number, body, signal) {
         const { body: note } = await request('POST', `/merge_requests/${number}/notes`, {
-          body: { body: boundComment(body) },
+          body: { body },
           signal,
         });
         const id = (note as { id: number }).id;
         // A note's answer carries no link; this is the one GitLab's pages use.
         return { id, url: webLink(`${context.webUrl}/-/merge_requests/${number}#note_${id}`) };
-      } catch (error) {
-        if (signal?.aborted) throw signal.reason;
-        throw toHostError(error, {
-          ...failure(`comment on merge request !${number} of ${path}`, 'comment-failed'),
-          notFound: 'change-unavailable',
-          notFoundMessage: `${path} has no merge request !${number}, or these credentials cannot see it`,
-        });
-      }
+      },
+      mergedChanges: ({ ref, signal, since }) => ({
+        async eachPullRequest(visit) {
+          const outcome = await eachPage<GlMergeRequest>(request, '/merge_requests', {
+            query: {
+              state: 'merged',
+              target_branch: ref,
+              order_by: 'updated_at',
+              sort: 'desc',
+              updated_after: since.mergedAt,
+            },
+            sizeParam: 'per_page',
+            perPage: PER_PAGE,
+            maxPages: 10,
+            signal,
+            visit: (mr) => visit({ updatedAt: mr.updated_at, merged: merged(mr, ref) }),
+          });
+          return { complete: outcome !== 'limit' };
+        },
+        async eachCommit(visit) {
+          const outcome = await eachPage<GlCommit>(request, '/repository/commits', {
+            query: { ref_name: ref, first_parent: true },
+            sizeParam: 'per_page',
+            perPage: PER_PAGE,
+            maxPages: MAX_COMMITS_WALKED / PER_PAGE,
+            signal,
+            visit: (commit) =>
+              visit({
+                sha: commit.id,
+                parents: commit.parent_ids,
+                title: commit.title,
+                authoredAt: commit.authored_date ?? null,
+                committedAt: commit.committed_date,
+                url: webLink(commit.web_url),
+              }),
+          });
+          return { complete: outcome !== 'limit' };
+        },
+        async partOfMergedPullRequest({ sha }) {
+          const { body } = await request('GET', `/repository/commits/${sha}/merge_requests`, { signal });
+          return Array.isArray(body) && (body as GlMergeRequest[]).some((mr) => merged(mr, ref) !== null);
+        },
+      }),
     },
-
-    async listMergedChanges(query) {
-      const { ref, signal, since } = query;
-      try {
-        return await listMergedChanges(query, {
-          async eachPullRequest(visit) {
-            const outcome = await eachPage<GlMergeRequest>(request, '/merge_requests', {
-              query: {
-                state: 'merged',
-                target_branch: ref,
-                order_by: 'updated_at',
-                sort: 'desc',
-                updated_after: since.mergedAt,
-              },
-              sizeParam: 'per_page',
-              perPage: PER_PAGE,
-              maxPages: 10,
-              signal,
-              visit: (mr) => visit({ updatedAt: mr.updated_at, merged: merged(mr, ref) }),
-            });
-            return { complete: outcome !== 'limit' };
-          },
-          async eachCommit(visit) {
-            const outcome = await eachPage<GlCommit>(request, '/repository/commits', {
-              query: { ref_name: ref, first_parent: true },
-              sizeParam: 'per_page',
-              perPage: PER_PAGE,
-              maxPages: MAX_COMMITS_WALKED / PER_PAGE,
-              signal,
-              visit: (commit) =>
-                visit({
-                  sha: commit.id,
-                  parents: commit.parent_ids,
-                  title: commit.title,
-                  authoredAt: commit.authored_date ?? null,
-                  committedAt: commit.committed_date,
-                  url: webLink(commit.web_url),
-                }),
-            });
-            return { complete: outcome !== 'limit' };
-          },
-          async partOfMergedPullRequest({ sha }) {
-            const { body } = await request('GET', `/repository/commits/${sha}/merge_requests`, { signal });
-            return Array.isArray(body) && (body as GlMergeRequest[]).some((mr) => merged(mr, ref) !== null);
-          },
-        });
-      } catch (error) {
-        if (signal?.aborted) throw signal.reason;
-        throw toHostError(
-          error,
-          failure(
-            `list the changes merged into ${ref} of ${path}`,
-            'listing-failed',
-            `${path} or its branch ${ref} does not exist, or these credentials cannot see it`,
-          ),
-        );
-      }
-    },
-  };
+  );
 }
 
 /** A merge request's merge into `ref`, or null when it was not merged there. */

@@ -10,15 +10,17 @@ import {
   type Change,
   type ChangeCommit,
   type ChangeLimits,
-  type ChangeRef,
+  commitChange,
   FileCollector,
   type GetChangeOptions,
   limitsOf,
+  rangeText,
   splitMessage,
 } from './change.ts';
 import { GitDiffReader } from './git-diff.ts';
 import { type CodeHost, HostError } from './host.ts';
-import { type BranchCommit, listMergedChanges, MAX_COMMITS_WALKED } from './merged-changes.ts';
+import { hostChanges } from './host-changes.ts';
+import { type BranchCommit, MAX_COMMITS_WALKED } from './merged-changes.ts';
 
 const NO_PULL_REQUESTS = 'a local repository has no pull requests';
 
@@ -134,16 +136,12 @@ export function localChanges(
     const parent = parents.split(' ').filter(Boolean)[0] ?? null;
     const diff = await diffFiles(dir, parent, full, limits, signal);
     const { title, description } = splitMessage(message);
-    return {
+    return commitChange({
       kind: 'commit',
-      number: null,
       url: null,
       title,
       description,
       author: author || null,
-      state: null,
-      baseRef: null,
-      headRef: null,
       baseSha: parent,
       headSha: full,
       files: diff.files,
@@ -151,7 +149,7 @@ export function localChanges(
       commits: boundCommits([{ sha: full, message }], limits, 1).commits,
       totalCommits: 1,
       notes: diff.notes,
-    };
+    });
   }
 
   async function range(base: string, head: string, options: GetChangeOptions): Promise<Change> {
@@ -167,16 +165,11 @@ export function localChanges(
     const diff = await diffFiles(dir, mergeBase, to, limits, signal);
     const listed = await rangeCommits(dir, `${mergeBase}..${to}`, limits, signal);
     const commits = boundCommits(listed.commits, limits, listed.total);
-    return {
+    return commitChange({
       kind: 'range',
-      number: null,
       url: null,
-      title: `Changes from ${base} to ${head}`,
-      description: `${listed.total} commit${listed.total === 1 ? '' : 's'}`,
+      ...rangeText(base, head, listed.total),
       author: null,
-      state: null,
-      baseRef: null,
-      headRef: null,
       baseSha: mergeBase,
       headSha: to,
       files: diff.files,
@@ -184,69 +177,45 @@ export function localChanges(
       commits: commits.commits,
       totalCommits: listed.total,
       notes: [...diff.notes, ...commits.notes],
-    };
+    });
   }
 
-  return {
-    async getChange(ref: ChangeRef, options: GetChangeOptions = {}) {
-      if (ref.kind === 'pull-request') {
-        throw new HostError(
-          'change-unavailable',
-          `cannot read pull request #${ref.number}: ${NO_PULL_REQUESTS}`,
-        );
-      }
-      try {
-        return ref.kind === 'commit'
-          ? await commit(ref.sha, options)
-          : await range(ref.base, ref.head, options);
-      } catch (error) {
-        if (options.signal?.aborted) throw options.signal.reason;
-        if (error instanceof HostError) throw error;
-        const message = error instanceof Error ? error.message : String(error);
-        throw new HostError('change-unavailable', `could not read the change in ${dir}: ${message}`);
-      }
+  return hostChanges(
+    { host: 'this machine', repository: dir, redact: (text) => text, noun: 'pull request', mark: '#' },
+    {
+      async pullRequest() {
+        throw new HostError('change-unavailable', NO_PULL_REQUESTS);
+      },
+      commit,
+      range,
+      async comment() {
+        throw new HostError('change-unavailable', NO_PULL_REQUESTS);
+      },
+      mergedChanges: ({ ref, signal }) => ({
+        eachPullRequest: async () => ({ complete: true }),
+        async eachCommit(visit) {
+          const tip = await resolveCommit(dir, `refs/heads/${ref}`, signal);
+          let count = 0;
+          await eachRecord(
+            dir,
+            ['log', '--first-parent', '--format=%H%x00%P%x00%aI%x00%cI%x00%s%x1e', tip, '--'],
+            ([sha = '', parents = '', authoredAt = '', committedAt = '', title = '']) => {
+              const commit: BranchCommit = {
+                sha,
+                parents: parents.split(' ').filter(Boolean),
+                title,
+                authoredAt: authoredAt || null,
+                committedAt: committedAt || null,
+                url: null,
+              };
+              return visit(commit) && ++count < MAX_COMMITS_WALKED;
+            },
+            signal,
+          );
+          return { complete: count < MAX_COMMITS_WALKED };
+        },
+        partOfMergedPullRequest: async () => false,
+      }),
     },
-
-    async commentOnChange(number) {
-      throw new HostError(
-        'change-unavailable',
-        `cannot comment on pull request #${number}: ${NO_PULL_REQUESTS}`,
-      );
-    },
-
-    async listMergedChanges(query) {
-      const { ref, signal } = query;
-      try {
-        const tip = await resolveCommit(dir, `refs/heads/${ref}`, signal);
-        return await listMergedChanges(query, {
-          eachPullRequest: async () => ({ complete: true }),
-          async eachCommit(visit) {
-            let count = 0;
-            await eachRecord(
-              dir,
-              ['log', '--first-parent', '--format=%H%x00%P%x00%aI%x00%cI%x00%s%x1e', tip, '--'],
-              ([sha = '', parents = '', authoredAt = '', committedAt = '', title = '']) => {
-                const commit: BranchCommit = {
-                  sha,
-                  parents: parents.split(' ').filter(Boolean),
-                  title,
-                  authoredAt: authoredAt || null,
-                  committedAt: committedAt || null,
-                  url: null,
-                };
-                return visit(commit) && ++count < MAX_COMMITS_WALKED;
-              },
-              signal,
-            );
-            return { complete: count < MAX_COMMITS_WALKED };
-          },
-          partOfMergedPullRequest: async () => false,
-        });
-      } catch (error) {
-        if (signal?.aborted) throw signal.reason;
-        const message = error instanceof Error ? error.message : String(error);
-        throw new HostError('listing-failed', `could not list the commits of ${ref} in ${dir}: ${message}`);
-      }
-    },
-  };
+  );
 }
