@@ -4,9 +4,10 @@
  * under the client) is tried again with exponential backoff and jitter, so that many processes
  * recovering at once do not retry in step. A wait the other side asked for (`Retry-After`)
  * replaces the backoff. Callers say what is retryable, how long they may wait and what to throw
- * when giving up; the loop is the same for all of them.
+ * when giving up; the loop is the same for all of them. `parseRetryAfter` is the one reading
+ * of that header, in milliseconds, for every caller that receives it.
  *
- * No Node-only API: the typed client (`docwright/client`) uses it too.
+ * Imports nothing and uses no Node-only API: the typed client (`docwright/client`) uses it too.
  */
 
 /** Why the loop gave up: see `RetryOptions.giveUp`. */
@@ -53,6 +54,42 @@ export interface RetryOptions {
    * reason). `waitMs` is the wait that was not taken, for `time` and `wait-too-long`.
    */
   giveUp?: (error: unknown, reason: GiveUpReason, attempt: number, waitMs?: number) => unknown;
+}
+
+/**
+ * How often and how patiently a caller tries again: the settings every retrying client of
+ * docwright takes (a code host, the typed client), fed to `retry` below.
+ */
+export interface RetryPolicy {
+  /** Tries in all, the first included (1: never tried again). */
+  attempts: number;
+  /** Backoff before the second try, doubled before each further one (with jitter). */
+  baseDelayMs: number;
+  /** Longest wait between tries; the other side asking for longer (`Retry-After`) is not waited for. */
+  maxDelayMs: number;
+}
+
+/** The longest wait a `Retry-After` can ask for: the longest a timer waits (2^31-1 ms, about 24.8 days). */
+export const MAX_RETRY_AFTER_MS = 2_147_483_647;
+
+/** An HTTP-date names its day or month (IMF-fixdate, RFC 850 or asctime); a bare number is delay-seconds. */
+const HTTP_DATE = /[A-Za-z]{3}/;
+
+/**
+ * The one reading of a `Retry-After` header (RFC 9110 §10.2.3), in milliseconds: delay-seconds
+ * (fractions accepted) or an HTTP-date (a date in the past is 0), at most `MAX_RETRY_AFTER_MS`.
+ * Undefined when the header is absent or is neither.
+ */
+export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
+  if (value === null || value === undefined) return undefined;
+  const text = value.trim();
+  // Longer than any date or number of seconds: not worth parsing.
+  if (text === '' || text.length > 64) return undefined;
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.min(MAX_RETRY_AFTER_MS, Math.ceil(Number(text) * 1000));
+  if (!HTTP_DATE.test(text)) return undefined;
+  const date = Date.parse(text);
+  if (Number.isNaN(date)) return undefined;
+  return Math.min(MAX_RETRY_AFTER_MS, Math.max(0, date - now));
 }
 
 /** Waits `ms`, or rejects with `signal`'s reason as soon as it aborts. */

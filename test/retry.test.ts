@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { backoffMs, type GiveUpReason, retry } from '../src/retry.ts';
+import { backoffMs, type GiveUpReason, MAX_RETRY_AFTER_MS, parseRetryAfter, retry } from '../src/retry.ts';
 
 class Flaky extends Error {
   readonly retryAfterMs: number | undefined;
@@ -162,4 +162,32 @@ test('an abort ends the wait at once with the abort reason', async () => {
   );
   assert.ok(Date.now() - started < 1_000);
   assert.equal(calls.length, 1);
+});
+
+test('Retry-After is read in milliseconds: delay-seconds and HTTP-dates, bounded; anything else is no answer', () => {
+  const now = Date.parse('2025-01-01T00:00:00Z');
+  const table: [string | null | undefined, number | undefined][] = [
+    ['120', 120_000],
+    [' 2 ', 2_000],
+    ['0', 0],
+    ['1.5', 1_500],
+    // IMF-fixdate, the obsolete RFC 850 and asctime forms.
+    ['Wed, 01 Jan 2025 00:00:03 GMT', 3_000],
+    ['Wednesday, 01-Jan-25 00:01:00 GMT', 60_000],
+    ['Wed Jan  1 00:00:05 2025', 5_000],
+    // A date already past is "now".
+    ['Tue, 31 Dec 2024 23:59:00 GMT', 0],
+    // A wait longer than any timer is cut to the longest one.
+    ['99999999999', MAX_RETRY_AFTER_MS],
+    ['Fri, 01 Jan 2100 00:00:00 GMT', MAX_RETRY_AFTER_MS],
+    ['-5', undefined],
+    ['1e3', undefined],
+    ['0x10', undefined],
+    ['soon', undefined],
+    ['', undefined],
+    [`${'9'.repeat(100)}`, undefined],
+    [null, undefined],
+    [undefined, undefined],
+  ];
+  for (const [value, expected] of table) assert.equal(parseRetryAfter(value, now), expected, String(value));
 });

@@ -11,7 +11,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { APICallError, type LanguageModel, type ModelMessage, type SystemModelMessage } from 'ai';
 import { processSecrets } from '../redact.ts';
-import { retry } from '../retry.ts';
+import { parseRetryAfter, retry } from '../retry.ts';
 import { AgentFailure, type AgentFailureCode } from './types.ts';
 
 /** A language model object (never a gateway id string). */
@@ -203,8 +203,11 @@ export interface ModelErrorClassification {
   message: string;
 }
 
-/** Milliseconds from `retry-after-ms`, or `retry-after` as seconds or an HTTP date. */
-export function parseRetryAfter(
+/**
+ * The wait a model API asked for, in ms: OpenAI's `retry-after-ms` when it sent one, else
+ * `Retry-After` (seconds or an HTTP date, read by the shared parser).
+ */
+export function requestedWaitMs(
   headers: Record<string, string> | undefined,
   now = Date.now(),
 ): number | undefined {
@@ -216,14 +219,7 @@ export function parseRetryAfter(
     const value = Number(ms);
     if (Number.isFinite(value) && value >= 0) return Math.ceil(value);
   }
-  const after = lower['retry-after'];
-  if (after !== undefined && after.trim() !== '') {
-    const seconds = Number(after);
-    if (Number.isFinite(seconds) && seconds >= 0) return Math.ceil(seconds * 1000);
-    const date = Date.parse(after);
-    if (!Number.isNaN(date)) return Math.max(0, date - now);
-  }
-  return undefined;
+  return parseRetryAfter(lower['retry-after'], now);
 }
 
 const NETWORK_CODES = new Set([
@@ -336,7 +332,7 @@ export function classifyModelError(error: unknown): ModelErrorClassification {
         return classifyStatus(
           item.statusCode,
           item.message,
-          parseRetryAfter(item.responseHeaders),
+          requestedWaitMs(item.responseHeaders),
           item.isRetryable,
         );
       }

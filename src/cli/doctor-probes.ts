@@ -187,7 +187,7 @@ export async function checkProjectModel(
 
 /** A host for probing: one retry at most, each request bounded by the check's time. */
 const probeHost = (project: ProjectView, secrets: ProjectSecrets, timeoutMs: number): CodeHost =>
-  createHost(project, secrets, { retry: { attempts: 2, baseDelayMs: 250, maxDelayMs: 1_000, timeoutMs } });
+  createHost(project, secrets, { retry: { attempts: 2, baseDelayMs: 250, maxDelayMs: 1_000 }, timeoutMs });
 
 const hostFailure = (error: unknown, redact: Redact): Outcome => ({
   status: 'fail',

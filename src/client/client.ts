@@ -71,7 +71,7 @@ export function createClient(options: ClientOptions) {
     fetch: options.fetch ?? globalThis.fetch,
     timeoutMs: options.timeoutMs ?? 30_000,
     retry: {
-      retries: options.retries ?? 2,
+      attempts: (options.retries ?? 2) + 1,
       baseDelayMs: options.retryBaseDelayMs ?? 500,
       maxDelayMs: options.maxRetryDelayMs ?? 30_000,
     },

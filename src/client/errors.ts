@@ -3,6 +3,13 @@
  * refuses: the problem+json fields of the response, plus `retryAfter` when the server said
  * when to come back. A caller's own abort is not an error of the API and is rethrown as is.
  */
+import { parseRetryAfter } from '../retry.ts';
+
+/** `Retry-After` in whole seconds, the unit of `DocwrightApiError.retryAfter`. */
+function retryAfterSeconds(value: string | null): number | undefined {
+  const ms = parseRetryAfter(value);
+  return ms === undefined ? undefined : Math.ceil(ms / 1000);
+}
 
 /** One offending input field of a validation error. */
 export interface ApiFieldError {
@@ -68,15 +75,6 @@ export class DocwrightApiError extends Error {
 export const isDocwrightApiError = (error: unknown): error is DocwrightApiError =>
   error instanceof DocwrightApiError;
 
-/** `Retry-After` as whole seconds (delta-seconds or an HTTP date), or undefined. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
-  if (value === null) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed);
-  const date = Date.parse(trimmed);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
-}
-
 /** Removes every occurrence of `secret` from `text` (the API key must never reach a message). */
 export function scrub(text: string, secret: string): string {
   return secret.length > 0 ? text.split(secret).join('***') : text;
@@ -125,7 +123,7 @@ export async function errorFromResponse(
     title: scrub(str(body?.title) ?? reason, secret),
     detail: scrub(detail, secret),
     errors,
-    retryAfter: parseRetryAfter(response.headers.get('retry-after')),
+    retryAfter: retryAfterSeconds(response.headers.get('retry-after')),
     request,
   });
 }

@@ -1,21 +1,13 @@
 /**
  * When a failed request may be sent again, and after how long. Only requests that cannot do
  * anything twice are retried (see `isRetryableRequest`), only after a 429, a 503 or a missing
- * response, at most `retries` times, and never longer than `maxDelayMs` at once: a server that
+ * response, at most `attempts - 1` times, and never longer than `maxDelayMs` at once: a server that
  * asks for more (an exhausted hourly rate limit) gets the error back to the caller at once.
  */
-import { type RetryOptions, retry } from '../retry.ts';
+import { type RetryOptions, type RetryPolicy, retry } from '../retry.ts';
 import { DocwrightApiError } from './errors.ts';
 
-/** The retry settings of a client. */
-export interface RetryPolicy {
-  /** Retries after the first attempt (0 disables retrying). */
-  retries: number;
-  /** First back-off without `Retry-After`, in ms; doubled on each further retry. */
-  baseDelayMs: number;
-  /** Longest single wait; a `Retry-After` beyond it is not waited for. */
-  maxDelayMs: number;
-}
+export type { RetryPolicy };
 
 const RETRYABLE_STATUSES = new Set([0, 429, 503]);
 
@@ -36,7 +28,7 @@ export function withClientRetries<T>(
   const settings: RetryOptions = {
     retryable: (error) =>
       options.repeatable && error instanceof DocwrightApiError && RETRYABLE_STATUSES.has(error.status),
-    attempts: policy.retries + 1,
+    attempts: policy.attempts,
     baseDelayMs: policy.baseDelayMs,
     maxDelayMs: policy.maxDelayMs,
     jitter: 'equal',

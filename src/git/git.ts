@@ -21,7 +21,16 @@ export interface GitOptions {
   timeoutMs?: number;
   /** Applied to a GitError's message and stderr (see src/redact.ts). */
   redact?: (text: string) => string;
+  /**
+   * Takes git's output as it comes (UTF-8 text) instead of collecting it: the promise then
+   * resolves with ''. Answering `false` stops git there (its process group is ended) and counts
+   * as success, so that a reader can take the start of a large output and leave the rest.
+   */
+  onStdout?: (text: string) => boolean | undefined;
 }
+
+/** The reason a run was ended by its reader (`onStdout` answered false): not a failure. */
+const ENOUGH = new Error('enough output');
 
 /**
  * On Linux, git is started through util-linux's `setpriv --pdeathsig KILL`, so that it dies with
@@ -121,8 +130,11 @@ export function git(args: string[], options: GitOptions = {}): Promise<string> {
 
     let stdout = '';
     let stderr = '';
+    const reader = options.onStdout;
+    if (reader) child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk) => {
-      stdout += chunk;
+      if (!reader) stdout += chunk;
+      else if (!stopped && reader(chunk as string) === false) stop(ENOUGH);
     });
     child.stderr.on('data', (chunk) => {
       stderr += chunk;
@@ -139,7 +151,8 @@ export function git(args: string[], options: GitOptions = {}): Promise<string> {
     // 'close' comes once every process holding git's output (helpers too) has exited.
     child.on('close', (code) => {
       settle();
-      if (stopped) reject(stopped);
+      if (stopped === ENOUGH) resolve('');
+      else if (stopped) reject(stopped);
       else if (code === 0) resolve(stdout);
       else reject(new GitError(redact(`git ${args[0]} failed: ${reason(stderr)}`), code, redact(stderr)));
     });

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import { HOST_KINDS, type HostKind } from '../git/hosts/host.ts';
+import { normalRepositoryUrl } from '../git/repository-url.ts';
 import { ipLiteral, isPublicAddress } from '../public-address.ts';
 
 export const HOSTS = HOST_KINDS;
@@ -69,11 +70,8 @@ export function parseRepository(input: string, cwd = process.cwd()): ParsedRepos
     return { error: 'must not contain credentials; give the token separately' };
   }
   if (url.search || url.hash) return { error: 'must not contain a query or fragment' };
-  const pathname = url.pathname.replace(/\/+$/, '').replace(/\.git$/, '');
-  const segments = pathname.split('/').filter(Boolean);
+  const normal = normalRepositoryUrl(url);
+  const segments = new URL(normal).pathname.split('/').filter(Boolean);
   if (segments.length < 2) return { error: 'must name a repository as https://host/owner/name' };
-  return {
-    url: `${url.protocol}//${url.host}${pathname}`,
-    detectedHost: knownHosts[url.hostname.toLowerCase()],
-  };
+  return { url: normal, detectedHost: knownHosts[url.hostname.toLowerCase()] };
 }

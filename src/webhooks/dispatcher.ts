@@ -305,8 +305,7 @@ export class WebhookDispatcher {
     const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
     if (answer && !ok) error = answerError(answer);
     const gone = statusCode === 410;
-    const delay =
-      ok || gone ? undefined : retryDelayMs(attempt, answer?.retryAfterSeconds, this.#options.random);
+    const delay = ok || gone ? undefined : retryDelayMs(attempt, answer?.retryAfterMs, this.#options.random);
     const next = ok
       ? ({ status: 'succeeded' } as const)
       : delay === undefined

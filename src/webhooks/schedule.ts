@@ -33,13 +33,12 @@ const MAX_RETRY_AFTER_MS = 10 * HOUR;
  */
 export function retryDelayMs(
   attempts: number,
-  retryAfterSeconds: number | undefined,
+  retryAfterMs: number | undefined,
   random: () => number = Math.random,
 ): number | undefined {
   const scheduled = RETRY_DELAYS_MS[attempts - 1];
   if (scheduled === undefined) return undefined;
   const jittered = Math.round(scheduled * (1 + JITTER * (2 * random() - 1)));
-  const asked =
-    retryAfterSeconds === undefined ? 0 : Math.min(retryAfterSeconds * SECOND, MAX_RETRY_AFTER_MS);
+  const asked = retryAfterMs === undefined ? 0 : Math.min(retryAfterMs, MAX_RETRY_AFTER_MS);
   return Math.max(jittered, asked);
 }

@@ -4,13 +4,14 @@
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { parseRetryAfter } from '../retry.ts';
 import { checkUrlHost, guardedLookup } from './egress.ts';
 
 /** What the receiver answered. */
 export interface WebhookAnswer {
   statusCode: number;
-  /** `Retry-After`, in seconds, when the answer carried one. */
-  retryAfterSeconds: number | undefined;
+  /** `Retry-After`, in ms, when the answer carried one. */
+  retryAfterMs: number | undefined;
   /** `Location` of a redirect, which is reported but not followed. */
   location: string | undefined;
   /** The start of the body (at most `RESPONSE_KEPT_BYTES`), as text. */
@@ -30,15 +31,6 @@ export interface SendOptions {
 export const RESPONSE_KEPT_BYTES = 1024;
 /** How much of an answer is read at all; the rest is dropped with the connection. */
 const RESPONSE_READ_BYTES = 64 * 1024;
-
-/** `Retry-After` as seconds (delta-seconds or an HTTP date), or undefined. */
-export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
-  if (value === undefined) return undefined;
-  const trimmed = value.trim();
-  if (/^\d{1,10}$/.test(trimmed)) return Number(trimmed);
-  const date = Date.parse(trimmed);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
-}
 
 /**
  * POSTs `body` to `url`. Resolves with any HTTP answer (the caller judges its status); rejects
@@ -88,7 +80,7 @@ export async function postWebhook(
         const text = Buffer.concat(chunks).subarray(0, RESPONSE_KEPT_BYTES).toString('utf8');
         finish(undefined, {
           statusCode: response.statusCode ?? 0,
-          retryAfterSeconds: parseRetryAfter(header(response, 'retry-after')),
+          retryAfterMs: parseRetryAfter(header(response, 'retry-after')),
           location: header(response, 'location'),
           body: text,
         });

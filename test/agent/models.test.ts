@@ -6,8 +6,8 @@ import {
   cachedInstructions,
   classifyModelError,
   type Model,
-  parseRetryAfter,
   type ResolveModelOptions,
+  requestedWaitMs,
   resolveModel,
   withCachedConversation,
   withModelRetries,
@@ -572,11 +572,11 @@ describe('resolveModel configuration', () => {
 describe('classifyModelError', () => {
   test('parses retry-after-ms, retry-after seconds and HTTP dates', () => {
     const now = Date.parse('2025-01-01T00:00:00Z');
-    assert.equal(parseRetryAfter({ 'retry-after-ms': '250.5' }, now), 251);
-    assert.equal(parseRetryAfter({ 'Retry-After': '2' }, now), 2000);
-    assert.equal(parseRetryAfter({ 'retry-after': 'Wed, 01 Jan 2025 00:00:03 GMT' }, now), 3000);
-    assert.equal(parseRetryAfter({ 'retry-after': 'soon' }, now), undefined);
-    assert.equal(parseRetryAfter(undefined, now), undefined);
+    assert.equal(requestedWaitMs({ 'retry-after-ms': '250.5' }, now), 251);
+    assert.equal(requestedWaitMs({ 'Retry-After': '2' }, now), 2000);
+    assert.equal(requestedWaitMs({ 'retry-after': 'Wed, 01 Jan 2025 00:00:03 GMT' }, now), 3000);
+    assert.equal(requestedWaitMs({ 'retry-after': 'soon' }, now), undefined);
+    assert.equal(requestedWaitMs(undefined, now), undefined);
   });
 
   test('passes AgentFailure codes through and treats aborts as cancelled', () => {

@@ -5,12 +5,16 @@
  * `CreatePullRequestOption` (`head`, `base`, `title` required; `labels` as
  * label ids), 422 binding errors, 409 "pull request already exists for these
  * targets", `{"message", "url"}` error envelopes and `page`/`limit` paging.
- * Query and body fields Gitea does not document are recorded in `violations`.
+ * Query and body fields Gitea does not document are recorded in `violations`. A repository
+ * given a real git repository also answers about changes from it (gitea-changes.ts), and
+ * `mergePull` merges in Gitea's styles (merge commit, squash, rebase).
  *
  *   const gitea = await startGiteaApi({ tokens: { 'gitea-token': { push: true } } });
  *   gitea.addRepo('octo/docs', { branches: ['docwright/abc'], labels: ['docs'] });
  *   // apiUrl: `${gitea.origin}/api/v1`
  */
+import type { GitRepository } from './git-repository.ts';
+import { type GiteaComment, type GiteaPullState, giteaChangeEndpoints, giteaPage } from './gitea-changes.ts';
 import {
   authorization,
   type HostAnswer,
@@ -20,16 +24,7 @@ import {
   startHostDouble,
 } from './host-double.ts';
 
-export interface GiteaPull {
-  number: number;
-  title: string;
-  body: string;
-  head: string;
-  base: string;
-  state: 'open' | 'closed';
-  labels: number[];
-  user: string;
-}
+export type GiteaPull = GiteaPullState;
 
 export interface GiteaRepo {
   id: number;
@@ -41,6 +36,9 @@ export interface GiteaRepo {
   labels: { id: number; name: string; color: string }[];
   pulls: GiteaPull[];
   nextNumber: number;
+  /** The real repository behind commits, diffs and branches, when the test gave one. */
+  git?: GitRepository;
+  comments: GiteaComment[];
 }
 
 export interface GiteaTokenGrant {
@@ -58,9 +56,20 @@ export interface GiteaApi extends HostDoubleServer {
   violations: GiteaViolation[];
   addRepo(
     fullName: string,
-    options?: { branches?: string[]; defaultBranch?: string; labels?: string[]; archived?: boolean },
+    options?: {
+      branches?: string[];
+      defaultBranch?: string;
+      labels?: string[];
+      archived?: boolean;
+      git?: GitRepository;
+    },
   ): GiteaRepo;
   repo(fullName: string): GiteaRepo;
+  /** Opens a pull request directly (as another client would). */
+  openPull(fullName: string, pull: Partial<GiteaPull> & { head: string }): GiteaPull;
+  /** Merges a pull request of a git-backed repository as Gitea's merge styles do. */
+  mergePull(fullName: string, number: number, method?: 'merge' | 'squash' | 'rebase'): GiteaPull;
+  closePull(fullName: string, number: number): GiteaPull;
 }
 
 const SWAGGER = '/api/swagger';
@@ -113,10 +122,10 @@ export async function startGiteaApi(
     );
 
   function pullJson(repo: GiteaRepo, pull: GiteaPull) {
-    const branch = (ref: string) => ({
+    const branch = (ref: string, frozen: string | null = null) => ({
       label: ref,
       ref,
-      sha: '0'.repeat(40),
+      sha: frozen ?? repo.git?.resolve(`refs/heads/${ref}`) ?? '0'.repeat(40),
       repo_id: repo.id,
       repo: { id: repo.id, name: repo.name, full_name: `${repo.owner}/${repo.name}` },
     });
@@ -131,15 +140,69 @@ export async function startGiteaApi(
       draft: /^(wip:|\[wip\])/i.test(pull.title),
       user: { login: pull.user },
       labels: pull.labels.map((id) => repo.labels.find((l) => l.id === id)),
-      head: branch(pull.head),
+      head: branch(pull.head, pull.headSha),
       base: branch(pull.base),
+      merged: pull.merged,
+      merged_at: pull.mergedAt,
+      merge_commit_sha: pull.mergeCommitSha,
+      created_at: pull.createdAt,
+      updated_at: pull.updatedAt,
+      closed_at: pull.state === 'closed' ? pull.updatedAt : null,
     };
   }
+
+  const now = (repo: GiteaRepo) => (repo.git ? repo.git.now() : new Date()).toISOString();
+
+  function newPull(repo: GiteaRepo, pull: Partial<GiteaPull> & { head: string; user: string }): GiteaPull {
+    const at = now(repo);
+    return {
+      number: repo.nextNumber++,
+      title: 'Opened elsewhere',
+      body: '',
+      base: repo.defaultBranch,
+      state: 'open',
+      labels: [],
+      createdAt: at,
+      updatedAt: at,
+      merged: false,
+      mergedAt: null,
+      mergeCommitSha: null,
+      headSha: null,
+      baseSha: null,
+      ...pull,
+    };
+  }
+
+  const endpoints = new WeakMap<GiteaRepo, ReturnType<typeof giteaChangeEndpoints>>();
+  function changesOf(repo: GiteaRepo) {
+    const git = repo.git;
+    if (!git) return undefined;
+    let found = endpoints.get(repo);
+    if (!found) {
+      found = giteaChangeEndpoints({
+        origin,
+        owner: repo.owner,
+        name: repo.name,
+        repoId: repo.id,
+        git,
+        pulls: repo.pulls,
+        comments: repo.comments,
+        nextId: () => nextId++,
+        now: () => now(repo),
+        pullJson: (pull) => pullJson(repo, pull),
+      });
+      endpoints.set(repo, found);
+    }
+    return found;
+  }
+
+  const hasBranch = (repo: GiteaRepo, ref: string) =>
+    repo.branches.has(ref) || Boolean(repo.git?.resolve(`refs/heads/${ref}`));
 
   function handle(request: HostRequest): HostAnswer {
     const violation = (text: string) =>
       violations.push({ method: request.method, path: request.path, message: text });
-    const match = /^\/api\/v1\/repos\/([^/]+)\/([^/]+)(\/pulls|\/labels)?$/.exec(request.path);
+    const match = /^\/api\/v1\/repos\/([^/]+)\/([^/]+?)(\/.+)?$/.exec(request.path);
     if (!match) {
       violation('not an endpoint of the double');
       return { status: 404, body: errorBody(404) };
@@ -155,6 +218,12 @@ export async function startGiteaApi(
     const repo = repos.get(fullName.toLowerCase());
     if (!repo) return { status: 404, body: errorBody(404) };
     const resource = match[3];
+    if (resource !== undefined && resource !== '/pulls' && resource !== '/labels') {
+      const answer = changesOf(repo)?.answer(resource, request, grant.login ?? 'docwright-bot', violation);
+      if (answer) return answer;
+      violation('not an endpoint of the double');
+      return { status: 404, body: errorBody(404) };
+    }
     const page = Number(request.query.get('page') ?? 1);
     const limit = Math.min(50, Number(request.query.get('limit') ?? 30));
 
@@ -192,14 +261,12 @@ export async function startGiteaApi(
       }
       const state = request.query.get('state') ?? 'open';
       if (!['open', 'closed', 'all'].includes(state)) return { status: 422, body: message('invalid state') };
+      const byUpdate = request.query.get('sort') === 'recentupdate';
       const list = repo.pulls
         .filter((p) => state === 'all' || p.state === state)
-        .sort((a, b) => b.number - a.number);
-      return {
-        status: 200,
-        headers: { 'x-total-count': String(list.length) },
-        body: paginate(list, page, limit).map((p) => pullJson(repo, p)),
-      };
+        .sort((a, b) => (byUpdate ? Date.parse(b.updatedAt) - Date.parse(a.updatedAt) : b.number - a.number));
+      const { items, headers } = giteaPage(request, origin, list);
+      return { status: 200, headers, body: items.map((p) => pullJson(repo, p)) };
     }
 
     if (resource === '/pulls' && request.method === 'POST') {
@@ -244,7 +311,7 @@ export async function startGiteaApi(
         return { status: 403, body: message('user should have permission to write to the target branch') };
       const head = String(body.head);
       const base = String(body.base);
-      if (!repo.branches.has(head) || !repo.branches.has(base)) return { status: 404, body: errorBody(404) };
+      if (!hasBranch(repo, head) || !hasBranch(repo, base)) return { status: 404, body: errorBody(404) };
       const unknown = labels.filter((id) => !repo.labels.some((l) => l.id === id));
       if (unknown.length > 0)
         return { status: 422, body: message(`label ids ${unknown.join(', ')} do not exist`) };
@@ -257,16 +324,14 @@ export async function startGiteaApi(
           ),
         };
       }
-      const pull: GiteaPull = {
-        number: repo.nextNumber++,
+      const pull = newPull(repo, {
         title: String(body.title),
         body: typeof body.body === 'string' ? body.body : '',
         head,
         base,
-        state: 'open',
         labels: labels as number[],
         user: grant.login ?? 'docwright-bot',
-      };
+      });
       repo.pulls.push(pull);
       return { status: 201, body: pullJson(repo, pull) };
     }
@@ -294,6 +359,8 @@ export async function startGiteaApi(
         labels: (repoOptions.labels ?? []).map((label) => ({ id: nextId++, name: label, color: '00aabb' })),
         pulls: [],
         nextNumber: 1,
+        ...(repoOptions.git ? { git: repoOptions.git } : {}),
+        comments: [],
       };
       repos.set(fullName.toLowerCase(), repo);
       return repo;
@@ -302,6 +369,45 @@ export async function startGiteaApi(
       const repo = repos.get(fullName.toLowerCase());
       if (!repo) throw new Error(`no repository ${fullName} in the double`);
       return repo;
+    },
+    openPull(fullName, pull) {
+      const repo = api.repo(fullName);
+      const created = newPull(repo, { user: 'someone', ...pull });
+      repo.pulls.push(created);
+      return created;
+    },
+    mergePull(fullName, number, method = 'merge') {
+      const repo = api.repo(fullName);
+      const pull = repo.pulls.find((p) => p.number === number);
+      const git = repo.git;
+      if (!pull || !git || pull.state !== 'open') throw new Error(`cannot merge #${number} of ${fullName}`);
+      pull.headSha = git.head(pull.head);
+      pull.baseSha = git.mergeBase(git.head(pull.base), pull.headSha);
+      const at = now(repo);
+      const message =
+        method === 'squash'
+          ? `${pull.title} (#${number})`
+          : `Merge pull request '${pull.title}' (#${number}) from ${pull.head} into ${pull.base}`;
+      const landed = git.merge(pull.base, pull.head, method, message);
+      Object.assign(pull, {
+        state: 'closed',
+        merged: true,
+        mergedAt: at,
+        updatedAt: at,
+        mergeCommitSha: landed.at(-1) ?? null,
+      });
+      return pull;
+    },
+    closePull(fullName, number) {
+      const repo = api.repo(fullName);
+      const pull = repo.pulls.find((p) => p.number === number);
+      if (!pull) throw new Error(`no pull request #${number} in ${fullName}`);
+      Object.assign(pull, {
+        state: 'closed',
+        updatedAt: now(repo),
+        headSha: repo.git?.resolve(`refs/heads/${pull.head}`) ?? null,
+      });
+      return pull;
     },
   };
   return api;

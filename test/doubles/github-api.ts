@@ -9,7 +9,14 @@
  * uses by scripts/github-openapi-subset.ts into test/data/github-openapi-subset.json):
  * the path and method must be one of those operations, path and query parameters
  * must match their schemas, and the body must match the operation's request body
- * schema. A request that does not is answered 400 and recorded in `violations`.
+ * schema. A request that does not is answered 400 and recorded in `violations`. Each
+ * successful answer of the double is checked against the operation's published answer schema
+ * (see `closed`), and a mismatch is recorded there too.
+ *
+ * A repository given a real git repository (`git`, see git-repository.ts) also answers about
+ * changes from it (github-changes.ts): pull requests in full with their files and commits,
+ * commits, comparisons, a branch's commits, the pull requests of a commit, issue comments; and
+ * `mergePull` merges as GitHub's button does (merge commit, squash, rebase).
  *
  *   const github = await startGitHubApi({ tokens: { 'ghp_test': { push: true } } });
  *   github.addRepo('octo/docs', { branches: ['main', 'docwright/abc'] });
@@ -21,12 +28,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import type { GitRepository } from './git-repository.ts';
+import { changeEndpoints, type GitHubComment, type GitHubPullState, githubPage } from './github-changes.ts';
 import {
   authorization,
   type HostAnswer,
   type HostDoubleServer,
   type HostRequest,
-  paginate,
   startHostDouble,
 } from './host-double.ts';
 
@@ -88,6 +96,76 @@ function loadDescription() {
 const ajv = new Ajv({ strict: false, allErrors: true, logger: false });
 addFormats(ajv);
 const validators = new Map<string, ValidateFunction>();
+
+/**
+ * A published answer schema made "closed": every object lists the only fields it may have
+ * (`additionalProperties: false`) and none is required. An answer of the double then passes only
+ * when each field it sends is one GitHub documents, with GitHub's type — so a client that reads
+ * only what the double sends reads real fields — while the double need not fill in the hundred
+ * fields of a repository nobody reads. OpenAPI 3.0's `nullable` becomes JSON Schema's `null` type.
+ */
+function closed(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(closed);
+  if (node === null || typeof node !== 'object') return node;
+  const { nullable, required: _required, oneOf, ...rest } = node as Json;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(rest)) {
+    out[key] =
+      key === 'properties'
+        ? Object.fromEntries(Object.entries(value as Json).map(([name, v]) => [name, closed(v)]))
+        : closed(value);
+  }
+  // Only one alternative fits a closed object anyway; anyOf does not fail an answer two would fit.
+  if (oneOf) out.anyOf = closed(oneOf);
+  if (out.properties && out.additionalProperties === undefined) out.additionalProperties = false;
+  if (nullable !== true) return out;
+  if (typeof out.type === 'string' && !out.$ref) {
+    return {
+      ...out,
+      type: [out.type, 'null'],
+      ...(Array.isArray(out.enum) ? { enum: [...out.enum, null] } : {}),
+    };
+  }
+  return { anyOf: [out, { type: 'null' }] };
+}
+
+let answers: { validate(operationId: string, body: unknown): string | undefined } | undefined;
+
+/** Checks the double's answers against the published answer schemas (closed, see `closed`). */
+function answerSchemas() {
+  if (answers) return answers;
+  const { spec } = loadDescription();
+  const operations: Json = {};
+  for (const item of Object.values(spec.paths as Json)) {
+    for (const raw of Object.values(item as Json)) {
+      const op = raw as Json;
+      const response = op.response as Json | undefined;
+      if (typeof op.operationId === 'string' && response)
+        operations[op.operationId] = closed(response.schema);
+    }
+  }
+  const components = closed(((spec.components as Json)?.schemas as Json) ?? {});
+  ajv.addSchema({ $id: 'github-answers', components: { schemas: components }, operations }, 'github-answers');
+  answers = {
+    validate(operationId, body) {
+      if (operations[operationId] === undefined) return undefined;
+      const key = `answer:${operationId}`;
+      let validate = validators.get(key);
+      if (!validate) {
+        validate = ajv.compile({
+          $ref: `github-answers#/operations/${operationId.replace(/~/g, '~0').replace(/\//g, '~1')}`,
+        });
+        validators.set(key, validate);
+      }
+      return validate(body) ? undefined : ajv.errorsText(validate.errors, { dataVar: 'answer' });
+    },
+  };
+  return answers;
+}
+
+/** What the published description rejects in an answer of the double for `operationId`, if anything. */
+export const checkAnswerAgainstDescription = (operationId: string, body: unknown): string | undefined =>
+  answerSchemas().validate(operationId, body);
 
 function validator(key: string, schema: unknown): ValidateFunction {
   let validate = validators.get(key);
@@ -194,17 +272,7 @@ export function checkAgainstDescription(
 // ---------------------------------------------------------------------------
 // The double
 
-export interface GitHubPull {
-  number: number;
-  title: string;
-  body: string | null;
-  head: string;
-  base: string;
-  draft: boolean;
-  state: 'open' | 'closed';
-  labels: string[];
-  user: string;
-}
+export type GitHubPull = GitHubPullState;
 
 export interface GitHubRepo {
   id: number;
@@ -219,6 +287,9 @@ export interface GitHubRepo {
   nextNumber: number;
   /** False: like private repositories on free plans, draft pull requests are refused. */
   draftsSupported: boolean;
+  /** The real repository behind its commits, diffs and branches, when the test gave one. */
+  git?: GitRepository;
+  comments: GitHubComment[];
 }
 
 export interface GitHubTokenGrant {
@@ -257,14 +328,30 @@ export interface GitHubApi extends HostDoubleServer {
   minted: MintedToken[];
   addRepo(
     fullName: string,
-    options?: { branches?: string[]; defaultBranch?: string; private?: boolean; draftsSupported?: boolean },
+    options?: {
+      branches?: string[];
+      defaultBranch?: string;
+      private?: boolean;
+      draftsSupported?: boolean;
+      /** A real repository: commits, diffs and branches come from it. */
+      git?: GitRepository;
+    },
   ): GitHubRepo;
   repo(fullName: string): GitHubRepo;
   /** Adds a pull request directly (as another client would). */
   openPull(fullName: string, pull: Partial<GitHubPull> & { head: string }): GitHubPull;
+  /** Merges a pull request of a git-backed repository the way GitHub's merge button does. */
+  mergePull(fullName: string, number: number, method?: 'merge' | 'squash' | 'rebase'): GitHubPull;
+  /** Closes a pull request without merging it. */
+  closePull(fullName: string, number: number): GitHubPull;
+  /** Commit author emails that belong to GitHub accounts (their commits get an `author`). */
+  logins: Record<string, string>;
 }
 
 const DOCS = 'https://docs.github.com/rest';
+
+/** The REST API versions GitHub serves (`X-GitHub-Api-Version`). */
+const API_VERSIONS = new Set(['2022-11-28', '2026-03-10']);
 
 const errorBody = (status: number, message?: string) => ({
   message:
@@ -302,6 +389,22 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
   const key = (fullName: string) => fullName.toLowerCase();
 
   function inspect(request: HostRequest): HostAnswer | undefined {
+    // GitHub refuses a request without a User-Agent, and one asking for an API version it does not have.
+    if (!request.headers['user-agent']) {
+      violations.push({ method: request.method, path: request.path, message: 'no User-Agent' });
+      return {
+        status: 403,
+        body: errorBody(
+          403,
+          'Request forbidden by administrative rules. Please make sure your request has a User-Agent header',
+        ),
+      };
+    }
+    const version = request.headers['x-github-api-version'];
+    if (version !== undefined && !API_VERSIONS.has(String(version))) {
+      violations.push({ method: request.method, path: request.path, message: `API version ${version}` });
+      return { status: 400, body: errorBody(400, `Unsupported 'X-GitHub-Api-Version': ${version}`) };
+    }
     if (prefix && !request.path.startsWith(`${prefix}/`)) {
       violations.push({ method: request.method, path: request.path, message: `outside ${prefix}` });
       return { status: 404, body: errorBody(404) };
@@ -359,11 +462,16 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
     };
   }
 
+  const now = (repo: GitHubRepo) => (repo.git ? repo.git.now() : new Date()).toISOString();
+
+  /** A pull request as GitHub's lists show it (`pull-request-simple`). */
   function pullJson(repo: GitHubRepo, pull: GitHubPull) {
-    const branchJson = (ref: string) => ({
+    const sha = (ref: string, frozen: string | null) =>
+      frozen ?? repo.git?.resolve(`refs/heads/${ref}`) ?? '0'.repeat(40);
+    const branchJson = (ref: string, at: string) => ({
       label: `${repo.owner}:${ref}`,
       ref,
-      sha: '0'.repeat(40),
+      sha: at,
       repo: { id: repo.id, name: repo.name, full_name: `${repo.owner}/${repo.name}` },
     });
     return {
@@ -376,11 +484,69 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
       html_url: htmlUrl(repo, pull.number),
       url: `${origin}${prefix}/repos/${repo.owner}/${repo.name}/pulls/${pull.number}`,
       user: { login: pull.user },
-      head: branchJson(pull.head),
-      base: branchJson(pull.base),
+      head: branchJson(pull.head, sha(pull.head, pull.headSha)),
+      base: branchJson(pull.base, sha(pull.base, null)),
       labels: pull.labels.map((name) => repo.labels.get(name.toLowerCase())),
+      created_at: pull.createdAt,
+      updated_at: pull.updatedAt,
+      closed_at: pull.closedAt,
+      merged_at: pull.mergedAt,
+      merge_commit_sha: pull.mergeCommitSha,
     };
   }
+
+  /** A new pull request's state, at the repository's time. */
+  function newPull(
+    repo: GitHubRepo,
+    pull: Partial<GitHubPull> & { head: string; number: number; user: string },
+  ): GitHubPull {
+    const at = now(repo);
+    return {
+      title: 'Opened elsewhere',
+      body: null,
+      base: repo.defaultBranch,
+      draft: false,
+      state: 'open',
+      labels: [],
+      createdAt: at,
+      updatedAt: at,
+      closedAt: null,
+      mergedAt: null,
+      mergeCommitSha: null,
+      headSha: null,
+      baseSha: null,
+      landed: [],
+      ...pull,
+    };
+  }
+
+  /** The change endpoints of a git-backed repository. */
+  const endpoints = new WeakMap<GitHubRepo, ReturnType<typeof changeEndpoints>>();
+  function changesOf(repo: GitHubRepo) {
+    const git = repo.git;
+    if (!git) return undefined;
+    let found = endpoints.get(repo);
+    if (!found) {
+      found = changeEndpoints({
+        origin,
+        prefix,
+        owner: repo.owner,
+        name: repo.name,
+        git,
+        pulls: repo.pulls,
+        comments: repo.comments,
+        logins: api.logins,
+        nextId: () => nextId++,
+        now: () => now(repo),
+        pullJson: (pull) => pullJson(repo, pull),
+      });
+      endpoints.set(repo, found);
+    }
+    return found;
+  }
+
+  const hasBranch = (repo: GitHubRepo, ref: string) =>
+    repo.branches.has(ref) || Boolean(repo.git?.resolve(`refs/heads/${ref}`));
 
   function authenticate(request: HostRequest) {
     const auth = authorization(request);
@@ -474,8 +640,9 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
         const state = request.query.get('state') ?? 'open';
         const head = request.query.get('head');
         const base = request.query.get('base');
-        const perPage = Math.min(100, Number(request.query.get('per_page') ?? 30));
-        const page = Number(request.query.get('page') ?? 1);
+        const sort = request.query.get('sort') ?? 'created';
+        const ascending = (request.query.get('direction') ?? 'desc') === 'asc';
+        const key = (p: GitHubPull) => (sort === 'updated' ? Date.parse(p.updatedAt) : p.number);
         const list = repo.pulls
           .filter((p) => state === 'all' || p.state === state)
           .filter((p) => {
@@ -484,8 +651,16 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
             return owner?.toLowerCase() === repo.owner.toLowerCase() && ref === p.head;
           })
           .filter((p) => !base || p.base === base)
-          .sort((a, b) => b.number - a.number);
-        return { status: 200, body: paginate(list, page, perPage).map((p) => pullJson(repo, p)) };
+          .sort((a, b) => (ascending ? key(a) - key(b) : key(b) - key(a)));
+        const { items, headers } = githubPage(request, origin, list);
+        return { status: 200, headers, body: items.map((p) => pullJson(repo, p)) };
+      }
+
+      case 'pulls/get': {
+        const pull = repo.pulls.find((p) => p.number === Number(params.pull_number));
+        if (!pull) return { status: 404, body: errorBody(404) };
+        const detail = changesOf(repo)?.pullDetail(pull) ?? {};
+        return { status: 200, body: { ...pullJson(repo, pull), ...detail } };
       }
 
       case 'pulls/create': {
@@ -493,10 +668,10 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
         const headRef = String(body.head ?? '');
         const ref = headRef.includes(':') ? headRef.split(':', 2)[1]! : headRef;
         const base = String(body.base ?? '');
-        if (!repo.branches.has(ref)) {
+        if (!hasBranch(repo, ref)) {
           return validationFailed([{ resource: 'PullRequest', field: 'head', code: 'invalid' }]);
         }
-        if (!repo.branches.has(base)) {
+        if (!hasBranch(repo, base)) {
           return validationFailed([{ resource: 'PullRequest', field: 'base', code: 'invalid' }]);
         }
         if (repo.pulls.some((p) => p.state === 'open' && p.head === ref && p.base === base)) {
@@ -517,17 +692,15 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
             },
           ]);
         }
-        const pull: GitHubPull = {
+        const pull = newPull(repo, {
           number: repo.nextNumber++,
           title: String(body.title ?? ''),
           body: typeof body.body === 'string' ? body.body : null,
           head: ref,
           base,
           draft: body.draft === true,
-          state: 'open',
-          labels: [],
           user: grant.login ?? 'docwright-bot',
-        };
+        });
         repo.pulls.push(pull);
         return { status: 201, body: pullJson(repo, pull) };
       }
@@ -549,13 +722,34 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
       }
 
       default:
-        return { status: 404, body: errorBody(404, `the double does not implement ${operationId}`) };
+        return (
+          changesOf(repo)?.answer(operationId, params, request, grant.login ?? 'docwright-bot') ?? {
+            status: 404,
+            body: errorBody(404, `the double does not implement ${operationId} without a git repository`),
+          }
+        );
+    }
+  }
+
+  /** The double's own successful answers must be what GitHub's description says they are. */
+  function checkAnswer(request: HostRequest, answer: HostAnswer) {
+    const op = resolved.get(request);
+    if (!op || answer.status >= 300) return;
+    const problem = checkAnswerAgainstDescription(op.operationId, answer.body);
+    if (problem) {
+      violations.push({
+        method: request.method,
+        path: request.path,
+        operation: op.operationId,
+        message: problem,
+      });
     }
   }
 
   const server = await startHostDouble(handle, {
     errorBody: (status) => errorBody(status),
     inspect,
+    checkAnswer,
     commonHeaders: () => ({
       'x-ratelimit-limit': '5000',
       'x-ratelimit-remaining': '4999',
@@ -584,6 +778,8 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
         labels: new Map(),
         nextNumber: 1,
         draftsSupported: repoOptions.draftsSupported ?? true,
+        ...(repoOptions.git ? { git: repoOptions.git } : {}),
+        comments: [],
       };
       repos.set(key(fullName), repo);
       return repo;
@@ -596,20 +792,47 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
     openPull(fullName, pull) {
       const repo = api.repo(fullName);
       repo.branches.add(pull.head);
-      const created: GitHubPull = {
-        number: repo.nextNumber++,
-        title: 'Opened elsewhere',
-        body: null,
-        base: repo.defaultBranch,
-        draft: false,
-        state: 'open',
-        labels: [],
-        user: 'someone',
-        ...pull,
-      };
+      const created = newPull(repo, { number: repo.nextNumber++, user: 'someone', ...pull });
       repo.pulls.push(created);
       return created;
     },
+    mergePull(fullName, number, method = 'merge') {
+      const repo = api.repo(fullName);
+      const pull = repo.pulls.find((p) => p.number === number);
+      if (!pull || !repo.git || pull.state !== 'open')
+        throw new Error(`cannot merge #${number} of ${fullName}`);
+      const git = repo.git;
+      pull.headSha = git.head(pull.head);
+      pull.baseSha = git.mergeBase(git.head(pull.base), pull.headSha);
+      const at = now(repo);
+      const message =
+        method === 'squash'
+          ? `${pull.title} (#${number})`
+          : `Merge pull request #${number} from ${repo.owner}/${pull.head}\n\n${pull.title}`;
+      pull.landed = git.merge(pull.base, pull.head, method, message);
+      Object.assign(pull, {
+        state: 'closed',
+        mergedAt: at,
+        closedAt: at,
+        updatedAt: at,
+        mergeCommitSha: pull.landed.at(-1) ?? null,
+      });
+      return pull;
+    },
+    closePull(fullName, number) {
+      const repo = api.repo(fullName);
+      const pull = repo.pulls.find((p) => p.number === number);
+      if (!pull) throw new Error(`no pull request #${number} in ${fullName}`);
+      const at = now(repo);
+      Object.assign(pull, {
+        state: 'closed',
+        closedAt: at,
+        updatedAt: at,
+        headSha: repo.git?.resolve(`refs/heads/${pull.head}`) ?? null,
+      });
+      return pull;
+    },
+    logins: {},
   };
   return api;
 }

@@ -7,32 +7,30 @@
  * second open merge request from a source branch, `{"message": "401 Unauthorized"}`
  * envelopes, and `x-total`/`x-page` pagination headers. Query and body
  * parameters the documentation does not list are recorded in `violations`
- * (GitLab itself ignores them, which would hide a client bug).
+ * (GitLab itself ignores them, which would hide a client bug). A project given a real git
+ * repository also answers about changes from it (gitlab-changes.ts), and `mergeMergeRequest`
+ * merges as GitLab does (merge commit, squash, fast-forward after a rebase).
  *
  *   const gitlab = await startGitLabApi({ tokens: { 'glpat-test': { accessLevel: 30 } } });
  *   gitlab.addProject('group/sub/docs', { branches: ['docwright/abc'] });
  *   // apiUrl: gitlab.origin
  */
+import type { GitRepository } from './git-repository.ts';
+import {
+  type GitLabMergeState,
+  type GitLabNote,
+  gitLabChangeEndpoints,
+  gitlabPage,
+} from './gitlab-changes.ts';
 import {
   authorization,
   type HostAnswer,
   type HostDoubleServer,
   type HostRequest,
-  paginate,
   startHostDouble,
 } from './host-double.ts';
 
-export interface GitLabMergeRequest {
-  id: number;
-  iid: number;
-  title: string;
-  description: string | null;
-  sourceBranch: string;
-  targetBranch: string;
-  state: 'opened' | 'closed' | 'merged';
-  labels: string[];
-  author: string;
-}
+export type GitLabMergeRequest = GitLabMergeState;
 
 export interface GitLabProject {
   id: number;
@@ -42,6 +40,9 @@ export interface GitLabProject {
   archived: boolean;
   mergeRequests: GitLabMergeRequest[];
   nextIid: number;
+  /** The real repository behind commits, diffs and branches, when the test gave one. */
+  git?: GitRepository;
+  notes: GitLabNote[];
 }
 
 export interface GitLabTokenGrant {
@@ -62,9 +63,20 @@ export interface GitLabApi extends HostDoubleServer {
   authSchemes: ('private-token' | 'bearer')[];
   addProject(
     path: string,
-    options?: { branches?: string[]; defaultBranch?: string; archived?: boolean },
+    options?: { branches?: string[]; defaultBranch?: string; archived?: boolean; git?: GitRepository },
   ): GitLabProject;
   project(path: string): GitLabProject;
+  /** Opens a merge request directly (as another client would). */
+  openMergeRequest(
+    path: string,
+    mr: Partial<GitLabMergeRequest> & { sourceBranch: string },
+  ): GitLabMergeRequest;
+  /**
+   * Merges a merge request of a git-backed project: a merge commit, a squashed commit
+   * (fast-forward), or its commits rebased and fast-forwarded (no commit of its own).
+   */
+  mergeMergeRequest(path: string, iid: number, method?: 'merge' | 'squash' | 'rebase'): GitLabMergeRequest;
+  closeMergeRequest(path: string, iid: number): GitLabMergeRequest;
 }
 
 const LIST_PARAMS = new Set([
@@ -170,10 +182,75 @@ export async function startGitLabApi(
       draft,
       work_in_progress: draft,
       labels: mr.labels,
-      author: { username: mr.author },
+      author: {
+        id: 1,
+        username: mr.author,
+        name: mr.author,
+        state: 'active',
+        web_url: `${origin}/${mr.author}`,
+      },
       web_url: `${origin}/${project.path}/-/merge_requests/${mr.iid}`,
+      created_at: mr.createdAt,
+      updated_at: mr.updatedAt,
+      merged_at: mr.mergedAt,
+      closed_at: mr.state === 'closed' ? mr.updatedAt : null,
+      sha: mr.headSha ?? project.git?.resolve(`refs/heads/${mr.sourceBranch}`) ?? null,
+      merge_commit_sha: mr.mergeCommitSha,
+      squash_commit_sha: mr.squashCommitSha,
     };
   }
+
+  const now = (project: GitLabProject) => (project.git ? project.git.now() : new Date()).toISOString();
+
+  function newMergeRequest(
+    project: GitLabProject,
+    mr: Partial<GitLabMergeRequest> & { sourceBranch: string; author: string },
+  ): GitLabMergeRequest {
+    const at = now(project);
+    return {
+      id: nextId++,
+      iid: project.nextIid++,
+      title: 'Opened elsewhere',
+      description: null,
+      targetBranch: project.defaultBranch,
+      state: 'opened',
+      labels: [],
+      createdAt: at,
+      updatedAt: at,
+      mergedAt: null,
+      mergeCommitSha: null,
+      squashCommitSha: null,
+      headSha: null,
+      baseSha: null,
+      landed: [],
+      ...mr,
+    };
+  }
+
+  const endpoints = new WeakMap<GitLabProject, ReturnType<typeof gitLabChangeEndpoints>>();
+  function changesOf(project: GitLabProject) {
+    const git = project.git;
+    if (!git) return undefined;
+    let found = endpoints.get(project);
+    if (!found) {
+      found = gitLabChangeEndpoints({
+        origin,
+        path: project.path,
+        projectId: project.id,
+        git,
+        mergeRequests: project.mergeRequests,
+        notes: project.notes,
+        nextId: () => nextId++,
+        now: () => now(project),
+        mrJson: (mr) => mrJson(project, mr),
+      });
+      endpoints.set(project, found);
+    }
+    return found;
+  }
+
+  const hasBranch = (project: GitLabProject, ref: string) =>
+    project.branches.has(ref) || Boolean(project.git?.resolve(`refs/heads/${ref}`));
 
   function authenticate(request: HostRequest): GitLabTokenGrant | undefined {
     const privateToken = request.headers['private-token'];
@@ -192,7 +269,7 @@ export async function startGitLabApi(
   function handle(request: HostRequest): HostAnswer {
     const violation = (message: string) =>
       violations.push({ method: request.method, path: request.path, message });
-    const match = /^\/api\/v4\/projects\/([^/]+)(\/merge_requests)?$/.exec(request.path);
+    const match = /^\/api\/v4\/projects\/([^/]+)(\/.+)?$/.exec(request.path);
     if (!match) {
       violation('not an endpoint of the double');
       return { status: 404, body: { error: '404 Not Found' } };
@@ -202,6 +279,17 @@ export async function startGitLabApi(
     const project = findProject(match[1] ?? '');
     if (!project) return { status: 404, body: { message: '404 Project Not Found' } };
     const level = grant.accessLevel ?? 30;
+    if (match[2] !== undefined && match[2] !== '/merge_requests') {
+      const answer = changesOf(project)?.answer(
+        match[2],
+        request,
+        grant.username ?? 'docwright-bot',
+        violation,
+      );
+      if (answer) return answer;
+      violation('not an endpoint of the double');
+      return { status: 404, body: { error: '404 Not Found' } };
+    }
 
     if (!match[2] && request.method === 'GET') {
       return {
@@ -229,26 +317,18 @@ export async function startGitLabApi(
       }
       const source = request.query.get('source_branch');
       const target = request.query.get('target_branch');
-      const perPage = Math.min(100, Number(request.query.get('per_page') ?? 20));
-      const page = Number(request.query.get('page') ?? 1);
+      const updatedAfter = request.query.get('updated_after');
+      const byUpdate = request.query.get('order_by') === 'updated_at';
+      const ascending = request.query.get('sort') === 'asc';
+      const key = (mr: GitLabMergeRequest) => (byUpdate ? Date.parse(mr.updatedAt) : mr.iid);
       const list = project.mergeRequests
         .filter((mr) => state === 'all' || mr.state === state)
         .filter((mr) => !source || mr.sourceBranch === source)
         .filter((mr) => !target || mr.targetBranch === target)
-        .sort((a, b) => b.iid - a.iid);
-      const totalPages = Math.max(1, Math.ceil(list.length / perPage));
-      return {
-        status: 200,
-        headers: {
-          'x-total': String(list.length),
-          'x-total-pages': String(totalPages),
-          'x-per-page': String(perPage),
-          'x-page': String(page),
-          'x-next-page': page < totalPages ? String(page + 1) : '',
-          'x-prev-page': page > 1 ? String(page - 1) : '',
-        },
-        body: paginate(list, page, perPage).map((mr) => mrJson(project, mr)),
-      };
+        .filter((mr) => !updatedAfter || Date.parse(mr.updatedAt) >= Date.parse(updatedAfter))
+        .sort((a, b) => (ascending ? key(a) - key(b) : key(b) - key(a)));
+      const { items, headers } = gitlabPage(request, list);
+      return { status: 200, headers, body: items.map((mr) => mrJson(project, mr)) };
     }
 
     if (match[2] && request.method === 'POST') {
@@ -274,10 +354,10 @@ export async function startGitLabApi(
       if (level < 30) return { status: 403, body: errorBody(403) };
       const source = String(body.source_branch);
       const target = String(body.target_branch);
-      if (!project.branches.has(source)) {
+      if (!hasBranch(project, source)) {
         return { status: 422, body: { message: [`Source branch "${source}" does not exist`] } };
       }
-      if (!project.branches.has(target)) {
+      if (!hasBranch(project, target)) {
         return { status: 422, body: { message: [`Target branch "${target}" does not exist`] } };
       }
       const open = project.mergeRequests.find(
@@ -298,17 +378,14 @@ export async function startGitLabApi(
               .map((l) => l.trim())
               .filter(Boolean)
           : ((body.labels as string[] | undefined) ?? []);
-      const mr: GitLabMergeRequest = {
-        id: nextId++,
-        iid: project.nextIid++,
+      const mr = newMergeRequest(project, {
         title: String(body.title),
         description: typeof body.description === 'string' ? body.description : null,
         sourceBranch: source,
         targetBranch: target,
-        state: 'opened',
         labels,
         author: grant.username ?? 'docwright-bot',
-      };
+      });
       project.mergeRequests.push(mr);
       return { status: 201, body: mrJson(project, mr) };
     }
@@ -334,6 +411,8 @@ export async function startGitLabApi(
         archived: projectOptions.archived ?? false,
         mergeRequests: [],
         nextIid: 1,
+        ...(projectOptions.git ? { git: projectOptions.git } : {}),
+        notes: [],
       };
       projects.set(path.toLowerCase(), project);
       return project;
@@ -342,6 +421,52 @@ export async function startGitLabApi(
       const project = projects.get(path.toLowerCase());
       if (!project) throw new Error(`no project ${path} in the double`);
       return project;
+    },
+    openMergeRequest(path, mr) {
+      const project = api.project(path);
+      const created = newMergeRequest(project, { author: 'someone', ...mr });
+      project.mergeRequests.push(created);
+      return created;
+    },
+    mergeMergeRequest(path, iid, method = 'merge') {
+      const project = api.project(path);
+      const mr = project.mergeRequests.find((m) => m.iid === iid);
+      const git = project.git;
+      if (!mr || !git || mr.state !== 'opened') throw new Error(`cannot merge !${iid} of ${path}`);
+      const targetTip = git.head(mr.targetBranch);
+      mr.headSha = git.head(mr.sourceBranch);
+      mr.baseSha = git.mergeBase(targetTip, mr.headSha);
+      const at = now(project);
+      const message =
+        method === 'squash'
+          ? mr.title
+          : `Merge branch '${mr.sourceBranch}' into '${mr.targetBranch}'\n\n${mr.title}`;
+      mr.landed = git.merge(mr.targetBranch, mr.sourceBranch, method, message);
+      if (method === 'rebase') {
+        // GitLab rebases the source branch onto the target, then fast-forwards the target to it.
+        mr.headSha = mr.landed.at(-1) ?? mr.headSha;
+        mr.baseSha = targetTip;
+        git.git(['update-ref', `refs/heads/${mr.sourceBranch}`, mr.headSha]);
+      }
+      Object.assign(mr, {
+        state: 'merged',
+        mergedAt: at,
+        updatedAt: at,
+        mergeCommitSha: method === 'merge' ? (mr.landed.at(-1) ?? null) : null,
+        squashCommitSha: method === 'squash' ? (mr.landed.at(-1) ?? null) : null,
+      });
+      return mr;
+    },
+    closeMergeRequest(path, iid) {
+      const project = api.project(path);
+      const mr = project.mergeRequests.find((m) => m.iid === iid);
+      if (!mr) throw new Error(`no merge request !${iid} in ${path}`);
+      Object.assign(mr, {
+        state: 'closed',
+        updatedAt: now(project),
+        headSha: project.git?.resolve(`refs/heads/${mr.sourceBranch}`) ?? null,
+      });
+      return mr;
     },
   };
   return api;

@@ -9,10 +9,12 @@
  *   const held = double.hold({ method: 'POST', path: /\/pulls$/ }, 'after'); // acted on, answer withheld
  *   await held.request; …; held.release();
  */
-import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface HostRequest {
+  /** For a streamed answer: how much of it was written before the client stopped reading, and whether all was. */
+  sent?: { bytes: number; complete: boolean };
   method: string;
   /** The path as sent (percent-escapes kept), without the query. */
   path: string;
@@ -26,7 +28,10 @@ export interface HostRequest {
 export interface HostAnswer {
   status: number;
   headers?: Record<string, string>;
+  /** Sent as JSON. */
   body?: unknown;
+  /** Sent as text (`text/plain` unless the headers say otherwise), piece by piece as the client reads. */
+  text?: Iterable<string>;
 }
 
 export interface RequestMatch {
@@ -78,6 +83,8 @@ export interface HostDoubleOptions {
   inspect?(request: HostRequest): HostAnswer | undefined;
   /** Headers every answer carries (rate-limit counters…). */
   commonHeaders?(): Record<string, string>;
+  /** Sees each answer of `handle` (not scripted ones) before it is sent, e.g. to check its shape. */
+  checkAnswer?(request: HostRequest, answer: HostAnswer): void;
 }
 
 const matches = (match: RequestMatch, request: HostRequest) =>
@@ -129,17 +136,49 @@ export async function startHostDouble(
     if (res.destroyed || req.socket.destroyed) return;
     let answer: HostAnswer;
     try {
-      answer = options.inspect?.(request) ?? (await nextScripted(request)) ?? (await handle(request));
+      answer = options.inspect?.(request) ?? (await nextScripted(request)) ?? (await ownAnswer(request));
     } catch (error) {
       answer = { status: 500, body: { message: `double failed: ${(error as Error).stack}` } };
     }
     await waitIfHeld(request, 'after');
     if (res.destroyed) return;
     const headers: Record<string, string> = { ...options.commonHeaders?.(), ...answer.headers };
+    if (answer.text !== undefined) {
+      headers['content-type'] ??= 'text/plain; charset=utf-8';
+      res.writeHead(answer.status, headers);
+      await writeText(res, answer.text, request);
+      return;
+    }
     if (answer.body !== undefined) headers['content-type'] ??= 'application/json; charset=utf-8';
     res.writeHead(answer.status, headers);
     res.end(answer.body === undefined ? undefined : JSON.stringify(answer.body));
   });
+
+  /** Writes `text` as the client takes it (waiting for each drain), stopping when the client goes. */
+  async function writeText(res: ServerResponse, text: Iterable<string>, request: HostRequest) {
+    const sent = { bytes: 0, complete: false };
+    request.sent = sent;
+    for (const piece of text) {
+      if (res.destroyed) return;
+      const more = res.write(piece);
+      sent.bytes += Buffer.byteLength(piece);
+      if (!more) {
+        const gone = await new Promise<boolean>((resolve) => {
+          res.once('drain', () => resolve(false));
+          res.once('close', () => resolve(true));
+        });
+        if (gone) return;
+      }
+    }
+    sent.complete = true;
+    res.end();
+  }
+
+  async function ownAnswer(request: HostRequest): Promise<HostAnswer> {
+    const answer = await handle(request);
+    options.checkAnswer?.(request, answer);
+    return answer;
+  }
 
   async function nextScripted(request: HostRequest): Promise<HostAnswer | undefined> {
     const index = scripted.findIndex((s) => matches(s.match, request));

@@ -15,7 +15,12 @@ import { HostError, type PullRequestInput } from '../../src/git/hosts/host.ts';
 import { createHost, pullRequestInput } from '../../src/git/hosts/index.ts';
 import type { ProjectSecrets } from '../../src/projects/projects.ts';
 import { type GiteaApi, startGiteaApi } from '../doubles/gitea-api.ts';
-import { checkAgainstDescription, type GitHubApi, startGitHubApi } from '../doubles/github-api.ts';
+import {
+  checkAgainstDescription,
+  checkAnswerAgainstDescription,
+  type GitHubApi,
+  startGitHubApi,
+} from '../doubles/github-api.ts';
 import { type GitLabApi, startGitLabApi } from '../doubles/gitlab-api.ts';
 
 /** Retries without waiting, so that the failure tests take milliseconds. */
@@ -278,6 +283,34 @@ describe('GitHub host', () => {
     assert.equal(pr.created, true);
   });
 
+  test('secondary rate limits (403 with Retry-After, or with only GitHub’s message) are retried', async () => {
+    const branch = nextBranch();
+    github.repo('octo/docs').branches.add(branch);
+    github.failNext(403, { 'retry-after': '0' });
+    github.answerNext(
+      {},
+      {
+        status: 403,
+        body: {
+          message:
+            'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.',
+          documentation_url: 'https://docs.github.com/rest',
+        },
+      },
+    );
+    const pr = await host().ensurePullRequest(prInput(branch, { labels: [] }));
+    assert.equal(pr.created, true);
+  });
+
+  test('every request names docwright, asks for JSON in API version 2022-11-28 and carries the token', async () => {
+    await host().checkAccess();
+    const last = github.requests.at(-1);
+    assert.match(String(last?.headers['user-agent']), /^docwright\/\d+\.\d+\.\d+/);
+    assert.equal(last?.headers['x-github-api-version'], '2022-11-28');
+    assert.equal(last?.headers.accept, 'application/vnd.github+json');
+    assert.equal(last?.headers.authorization, `token ${SECRETS.github}`);
+  });
+
   test('a rate limit longer than the longest wait fails as retryable instead of sleeping', async () => {
     github.failNext(403, { 'x-ratelimit-remaining': '0', 'retry-after': '3600' });
     const started = Date.now();
@@ -419,6 +452,28 @@ describe('GitHub API description check', () => {
       checkAgainstDescription('PUT', '/repos/o/r/pulls', new URLSearchParams(), undefined, undefined)
         .problems[0] ?? '',
       /PUT is not an operation/,
+    );
+  });
+});
+
+describe('GitHub answer description check', () => {
+  test('the double’s answers may carry only fields GitHub documents, with GitHub’s types', () => {
+    assert.equal(
+      checkAnswerAgainstDescription('pulls/get', { number: 1, merged_at: null, head: { ref: 'x' } }),
+      undefined,
+    );
+    assert.match(checkAnswerAgainstDescription('pulls/get', { number: '1' }) ?? '', /number must be integer/);
+    assert.match(
+      checkAnswerAgainstDescription('pulls/get', { mergedAt: null }) ?? '',
+      /additional properties/,
+    );
+    assert.match(
+      checkAnswerAgainstDescription('pulls/list-files', [{ filename: 'a', status: 'changed-a-lot' }]) ?? '',
+      /allowed values/,
+    );
+    assert.match(
+      checkAnswerAgainstDescription('issues/create-comment', { id: 1, html_url: 'not a link' }) ?? '',
+      /format "uri"/,
     );
   });
 });

@@ -348,15 +348,15 @@ describe('webhooks (in process)', () => {
       300_000,
     );
     assert.equal(
-      retryDelayMs(1, 120, () => 0.5),
+      retryDelayMs(1, 120_000, () => 0.5),
       120_000,
     );
     assert.equal(
-      retryDelayMs(1, 1, () => 0.5),
+      retryDelayMs(1, 1_000, () => 0.5),
       5_000,
     );
     assert.equal(
-      retryDelayMs(1, 10 ** 9, () => 0.5),
+      retryDelayMs(1, 10 ** 12, () => 0.5),
       36_000_000,
       'a huge Retry-After is capped',
     );

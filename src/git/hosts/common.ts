@@ -5,8 +5,9 @@
  * repository URLs.
  */
 import type { Redact } from '../../redact.ts';
-import { sleep } from '../../retry.ts';
+import { type RetryPolicy, sleep } from '../../retry.ts';
 import { isWebLink } from '../../web-link.ts';
+import type { GitCredentials } from '../credentials.ts';
 import {
   type AccessReport,
   type CodeHost,
@@ -16,25 +17,18 @@ import {
   type PullRequest,
   type PullRequestInput,
 } from './host.ts';
-import { DEFAULT_RETRY, HttpFailure, hintedDelayMs, type RetryPolicy } from './http.ts';
+import { DEFAULT_RETRY, DEFAULT_TIMEOUT_MS, HttpFailure, hintedDelayMs } from './http.ts';
 
-export type { HostProject };
+export type { GitCredentials, HostProject };
 
 export interface HostOptions {
   /** The fetch the host's HTTP client uses (tests, proxies). */
   fetch?: typeof fetch;
   retry?: Partial<RetryPolicy>;
+  /** Per-request timeout in ms (default 30 s); a request that takes longer is a network failure. */
+  timeoutMs?: number;
   /** The clock that decides when cached tokens are renewed (tests). */
   now?: () => number;
-}
-
-/**
- * What git sends over HTTPS: the token as the password of a host-specific
- * user name (the same shape as `GitCredentials` in ../credentials.ts).
- */
-export interface GitCredentials {
-  username: string;
-  token: string;
 }
 
 export interface HostPullRequest extends PullRequest {
@@ -45,6 +39,8 @@ export interface HostPullRequest extends PullRequest {
 export function retryPolicy(options: HostOptions): RetryPolicy {
   return { ...DEFAULT_RETRY, ...options.retry };
 }
+
+export const timeoutOf = (options: HostOptions) => options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 
 /** A code host with an HTTP API (every kind but `local`). */
 export interface ApiCodeHost extends CodeHost {
@@ -90,6 +86,7 @@ export function toHostError(error: unknown, context: FailureContext): HostError 
       cause,
     });
   }
+  if (error.tooLarge) return new HostError(context.fallback, `${prefix}: ${clean(error.message)}`, { cause });
   if (error.retryable) {
     const wait = hintedDelayMs(error.headers);
     const after = wait !== undefined ? `; try again in ${Math.ceil(wait / 1000)} s` : '';
@@ -113,6 +110,35 @@ export function toHostError(error: unknown, context: FailureContext): HostError 
     return new HostError(context.notFound, `${prefix}: not found (404)${what}${detail}`, { cause });
   }
   return new HostError(context.fallback, `${prefix}: HTTP ${status}${detail}`, { cause });
+}
+
+/**
+ * A failure to read a change as `change-unavailable`, whatever it was (a 404, refused
+ * credentials, a host that keeps failing): the job that needs the change cannot start without
+ * it, and the message carries the host's answer. Retryable failures stay retryable.
+ */
+export function toChangeError(
+  error: unknown,
+  context: Pick<FailureContext, 'host' | 'action' | 'redact'> & { notFoundMessage?: string },
+): HostError {
+  const mapped = toHostError(error, {
+    ...context,
+    fallback: 'change-unavailable',
+    notFound: 'change-unavailable',
+  });
+  if (mapped.code === 'change-unavailable') return mapped;
+  return new HostError('change-unavailable', mapped.message, {
+    retryable: mapped.retryable,
+    cause: mapped.cause,
+  });
+}
+
+/** Longest comment posted (GitHub takes 65,536 characters); a longer body is cut, saying so. */
+export const MAX_COMMENT_LENGTH = 60_000;
+
+export function boundComment(body: string): string {
+  if (body.length <= MAX_COMMENT_LENGTH) return body;
+  return `${body.slice(0, MAX_COMMENT_LENGTH)}\n\n[… cut: the comment was ${body.length} characters long]`;
 }
 
 /** A pull request as a host's lookup or create returns it. */

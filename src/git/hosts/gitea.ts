@@ -14,9 +14,11 @@ import {
   type PullRequestRef,
   parseRemoteRepository,
   retryPolicy,
+  timeoutOf,
   toHostError,
   trimSlash,
 } from './common.ts';
+import { giteaChanges } from './gitea-changes.ts';
 import type { HostCredentials, PullRequestInput } from './host.ts';
 import { HttpFailure, jsonApi } from './http.ts';
 
@@ -82,6 +84,7 @@ export function createGiteaHost(
     headers: secrets.token ? { authorization: `token ${secrets.token}` } : {},
     fetch: options.fetch ?? globalThis.fetch,
     policy,
+    timeoutMs: timeoutOf(options),
     redact,
   });
 
@@ -184,6 +187,7 @@ export function createGiteaHost(
 
   return {
     kind: 'gitea',
+    ...giteaChanges({ request, repoPath, fullName, host: hostName, redact }),
 
     async gitRemote() {
       return { url: `${remote.url}.git`, env: {} };

@@ -1,11 +1,11 @@
 /**
- * GitHub and GitHub Enterprise Server through Octokit: a personal access
- * token, or a GitHub App installation whose access token is minted with
- * `@octokit/auth-app` and kept until shortly before it expires.
+ * GitHub and GitHub Enterprise Server over the shared HTTP client (http.ts), like GitLab and
+ * Gitea: a personal access token, or a GitHub App installation whose access token is minted
+ * with a JWT that `@octokit/auth-app` signs, and kept until shortly before it expires.
  */
 import { createAppAuth } from '@octokit/auth-app';
-import { Octokit } from '@octokit/rest';
-import { processSecrets, type Redact, SecretRegistry } from '../../redact.ts';
+import { processSecrets, SecretRegistry } from '../../redact.ts';
+import { VERSION } from '../../version.ts';
 import {
   type ApiCodeHost,
   type GitCredentials,
@@ -17,17 +17,22 @@ import {
   type PullRequestRef,
   parseRemoteRepository,
   retryPolicy,
+  timeoutOf,
   toHostError,
   trimSlash,
 } from './common.ts';
+import { gitHubChanges } from './github-changes.ts';
 import { type HostCredentials, HostError, type PullRequestInput } from './host.ts';
-import { apiMessage, HttpFailure, withRetry, withTimeout } from './http.ts';
+import { HttpFailure, jsonApi } from './http.ts';
 
 /** The user name git sends with a token (personal or installation) over HTTPS. */
 export const GITHUB_GIT_USERNAME = 'x-access-token';
 
 /** An installation token is renewed when it has less than this left (or half its life, if shorter). */
 export const INSTALLATION_TOKEN_RENEW_MS = 5 * 60_000;
+
+/** The REST API version every request asks for (GitHub answers in that version's shapes). */
+export const GITHUB_API_VERSION = '2022-11-28';
 
 /** github.com → https://api.github.com; GitHub Enterprise Server → `apiUrl`, else `<origin>/api/v3`. */
 export function githubApiBase(project: Pick<HostProject, 'repository' | 'apiUrl'>): string {
@@ -47,39 +52,15 @@ interface Installation {
   permissions: Record<string, string>;
 }
 
-interface OctokitError {
-  status: number;
-  message: string;
-  response?: { headers: Record<string, unknown>; data: unknown };
-}
-
-const isOctokitError = (error: unknown): error is OctokitError =>
-  error instanceof Error && typeof (error as { status?: unknown }).status === 'number';
-
-/** An Octokit failure as an `HttpFailure`, or the caller's abort. */
-function toFailure(error: unknown, redact: Redact, timeout?: AbortSignal): unknown {
-  if (error instanceof HttpFailure || !isOctokitError(error)) return error;
-  const response = error.response;
-  if (!response) {
-    const reason = timeout?.aborted ? 'no answer in time' : error.message;
-    return new HttpFailure(undefined, redact(reason));
-  }
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(response.headers)) {
-    if (value !== undefined) headers[name] = String(value);
-  }
-  const message = apiMessage(response.data);
-  const rateLimited =
-    (error.status === 403 || error.status === 429) &&
-    (headers['x-ratelimit-remaining'] === '0' ||
-      headers['retry-after'] !== undefined ||
-      /rate limit/i.test(message));
-  return new HttpFailure(error.status, redact(message || error.message), {
-    headers,
-    body: response.data,
-    rateLimited,
-  });
-}
+/**
+ * GitHub's rate limits come as 403 or 429: the primary one with `x-ratelimit-remaining: 0`, the
+ * secondary ones with `retry-after` or only their message.
+ */
+export const isGitHubRateLimit = (status: number, headers: Record<string, string>, message: string) =>
+  (status === 403 || status === 429) &&
+  (headers['x-ratelimit-remaining'] === '0' ||
+    headers['retry-after'] !== undefined ||
+    /rate limit/i.test(message));
 
 /** 422 validation errors naming the head or base branch. */
 function isBranchProblem(failure: HttpFailure): boolean {
@@ -103,7 +84,6 @@ export function createGitHubHost(
   const hostName = `GitHub (${new URL(baseUrl).host})`;
   const policy = retryPolicy(options);
   const clock = options.now ?? Date.now;
-  const requestDefaults = options.fetch ? { fetch: options.fetch } : {};
   // A registry rather than a fixed redactor: installation tokens join it as they are minted.
   const known = new SecretRegistry();
   known.add(secrets.token, secrets.githubPrivateKey);
@@ -131,19 +111,38 @@ export function createGitHubHost(
   let installation: Installation | undefined;
   let minting: Promise<Installation> | undefined;
 
-  /** One try of an Octokit request under the per-request timeout; its failure comes out as an `HttpFailure`. */
-  async function attempt<T>(
-    signal: AbortSignal | undefined,
-    run: (request: { signal: AbortSignal }) => Promise<T>,
-  ): Promise<T> {
-    const bounded = withTimeout(signal, policy.timeoutMs);
-    try {
-      return await run({ signal: bounded.signal });
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      throw toFailure(error, redact, bounded.timeout);
-    }
-  }
+  /** What every request carries but its credentials. */
+  const common = {
+    accept: 'application/vnd.github+json',
+    'x-github-api-version': GITHUB_API_VERSION,
+    // GitHub refuses requests without a User-Agent.
+    'user-agent': `docwright/${VERSION}`,
+  };
+
+  /** The API as the project's credentials (token or installation) see it. */
+  const request = jsonApi({
+    base: baseUrl,
+    headers: async (signal) => {
+      const token = await accessToken(signal);
+      return token ? { ...common, authorization: `token ${token}` } : common;
+    },
+    fetch: options.fetch ?? globalThis.fetch,
+    policy,
+    timeoutMs: timeoutOf(options),
+    redact,
+    rateLimited: isGitHubRateLimit,
+  });
+
+  /** The API as the App itself (a JWT): only to mint installation tokens. */
+  const asApp = jsonApi({
+    base: baseUrl,
+    headers: common,
+    fetch: options.fetch ?? globalThis.fetch,
+    policy,
+    timeoutMs: timeoutOf(options),
+    redact,
+    rateLimited: isGitHubRateLimit,
+  });
 
   async function mint(signal?: AbortSignal): Promise<Installation> {
     if (!app) throw new HostError('host-auth-failed', 'no GitHub App is configured');
@@ -153,26 +152,33 @@ export function createGitHubHost(
       'host-auth-failed',
       `app ${app.appId} has no installation ${app.installationId}`,
     );
+    let jwt: string;
     try {
-      const result = await withRetry(
-        () =>
-          attempt(signal, (request) => {
-            const plain = new Octokit({
-              baseUrl,
-              log: silentLog,
-              request: { ...requestDefaults, ...request },
-            });
-            const auth = createAppAuth({ ...app, request: plain.request, log: silentLog });
-            return auth({ type: 'installation', refresh: true });
-          }),
-        policy,
-        signal,
+      const auth = createAppAuth({ appId: app.appId, privateKey: app.privateKey, log: silentLog });
+      jwt = (await auth({ type: 'app' })).token;
+    } catch (error) {
+      // Signing the JWT failed: the private key is not a usable RSA key.
+      const message = error instanceof Error ? error.message : String(error);
+      throw new HostError(
+        'host-auth-failed',
+        redact(`the GitHub App private key cannot sign a token: ${message}`),
       );
+    }
+    known.add(jwt);
+    try {
+      const { body } = await asApp('POST', `/app/installations/${app.installationId}/access_tokens`, {
+        headers: { authorization: `bearer ${jwt}` },
+        signal,
+      });
+      const result = body as { token?: unknown; expires_at?: unknown; permissions?: Record<string, string> };
+      if (typeof result.token !== 'string' || result.token === '') {
+        throw new Error('GitHub answered without a token');
+      }
       known.add(result.token);
       // Minted, never stored: the logger can only know it from here.
       processSecrets.add(result.token);
       const now = clock();
-      const expiresAt = Date.parse(result.expiresAt);
+      const expiresAt = Date.parse(String(result.expires_at));
       const lifetime = Number.isFinite(expiresAt) ? expiresAt - now : 0;
       return {
         token: result.token,
@@ -181,14 +187,6 @@ export function createGitHubHost(
       };
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      if (!(error instanceof HttpFailure) && !(error instanceof HostError)) {
-        // Signing the JWT failed: the private key is not a usable RSA key.
-        const message = error instanceof Error ? error.message : String(error);
-        throw new HostError(
-          'host-auth-failed',
-          redact(`the GitHub App private key cannot sign a token: ${message}`),
-        );
-      }
       throw toHostError(error, ctx);
     }
   }
@@ -215,42 +213,17 @@ export function createGitHubHost(
     return undefined;
   }
 
-  let client: { token: string | undefined; octokit: Octokit } | undefined;
-
-  /** One API call with retries; failures come out as `HttpFailure`s. */
-  function call<T>(
-    signal: AbortSignal | undefined,
-    run: (octokit: Octokit, request: { signal: AbortSignal }) => Promise<T>,
-  ): Promise<T> {
-    return withRetry(
-      async () => {
-        const token = await accessToken(signal);
-        if (!client || client.token !== token) {
-          client = {
-            token,
-            octokit: new Octokit({ auth: token, baseUrl, log: silentLog, request: requestDefaults }),
-          };
-        }
-        const { octokit } = client;
-        return attempt(signal, (request) => run(octokit, request));
-      },
-      policy,
-      signal,
-    );
-  }
+  const repoPath = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`;
 
   async function findOpen(branch: string, signal?: AbortSignal): Promise<PullRequestRef | undefined> {
-    const { data } = await call(signal, (octokit, request) =>
-      octokit.rest.pulls.list({
-        owner,
-        repo,
-        state: 'open',
-        head: `${owner}:${branch}`,
-        per_page: 100,
-        request,
-      }),
-    );
-    const pr = data.find((p) => p.head.ref === branch) ?? data[0];
+    const { body } = await request('GET', `${repoPath}/pulls`, {
+      query: { state: 'open', head: `${owner}:${branch}`, per_page: 100 },
+      signal,
+    });
+    const list = Array.isArray(body)
+      ? (body as { number: number; html_url: string; head: { ref: string } }[])
+      : [];
+    const pr = list.find((p) => p.head?.ref === branch) ?? list[0];
     return pr ? { url: pr.html_url, number: pr.number } : undefined;
   }
 
@@ -259,19 +232,18 @@ export function createGitHubHost(
     draft: boolean,
     signal?: AbortSignal,
   ): Promise<PullRequestRef> {
-    const { data } = await call(signal, (octokit, request) =>
-      octokit.rest.pulls.create({
-        owner,
-        repo,
+    const { body } = await request('POST', `${repoPath}/pulls`, {
+      body: {
         title: input.title,
         body: input.body,
         head: input.branch,
         base: input.base,
         ...(draft ? { draft: true } : {}),
-        request,
-      }),
-    );
-    return { url: data.html_url, number: data.number };
+      },
+      signal,
+    });
+    const pr = body as { number: number; html_url: string };
+    return { url: pr.html_url, number: pr.number };
   }
 
   /** GitHub's 422 for a second open pull request from the same head into the same base. */
@@ -297,9 +269,7 @@ export function createGitHubHost(
   /** Labels are a second request on GitHub; one that fails leaves the pull request open, with a note. */
   async function addLabels(number: number, labels: string[], notes: string[], signal?: AbortSignal) {
     try {
-      await call(signal, (octokit, request) =>
-        octokit.rest.issues.addLabels({ owner, repo, issue_number: number, labels, request }),
-      );
+      await request('POST', `${repoPath}/issues/${number}/labels`, { body: { labels }, signal });
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       const failure = toHostError(error, context('add labels', 'pr-create-failed', 'pr-create-failed'));
@@ -326,6 +296,7 @@ export function createGitHubHost(
 
   return {
     kind: 'github',
+    ...gitHubChanges({ request, repoPath, fullName, host: hostName, redact }),
 
     async gitRemote(signal) {
       // Minting here makes a bad App configuration fail before the clone.
@@ -344,9 +315,9 @@ export function createGitHubHost(
 
     checkAccess(signal) {
       return failures.access(signal, async () => {
-        const { data } = await call(signal, (octokit, request) =>
-          octokit.rest.repos.get({ owner, repo, request }),
-        );
+        const data = (await request('GET', repoPath, { signal })).body as {
+          permissions?: { push?: boolean };
+        };
         // Installation tokens get no per-user `permissions`; the token's own grant tells.
         const push =
           data.permissions?.push ?? (installation ? installation.permissions.contents === 'write' : false);

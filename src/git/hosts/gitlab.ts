@@ -16,8 +16,10 @@ import {
   type PullRequestRef,
   parseRemoteRepository,
   retryPolicy,
+  timeoutOf,
   trimSlash,
 } from './common.ts';
+import { gitLabChanges } from './gitlab-changes.ts';
 import type { HostCredentials, PullRequestInput } from './host.ts';
 import { HttpFailure, jsonApi } from './http.ts';
 
@@ -83,6 +85,7 @@ export function createGitLabHost(
     headers: secrets.token ? { 'private-token': secrets.token } : {},
     fetch: options.fetch ?? globalThis.fetch,
     policy,
+    timeoutMs: timeoutOf(options),
     redact,
   });
 
@@ -148,6 +151,7 @@ export function createGitLabHost(
 
   return {
     kind: 'gitlab',
+    ...gitLabChanges({ request, path, webUrl: remote.url, host: hostName, redact }),
 
     async gitRemote() {
       return { url: `${remote.url}.git`, env: {} };

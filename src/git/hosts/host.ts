@@ -2,6 +2,14 @@
  * What docwright needs from a code host, one implementation per file in this
  * folder. Hosts know nothing of jobs or the database.
  */
+import type {
+  Change,
+  ChangeComment,
+  ChangeRef,
+  GetChangeOptions,
+  MergedChanges,
+  MergedChangesQuery,
+} from './change.ts';
 
 /** The kinds of code host (SPEC §6); `local` is a repository on this machine. */
 export const HOST_KINDS = ['github', 'gitlab', 'gitea', 'local'] as const;
@@ -32,7 +40,12 @@ export type HostErrorCode =
   | 'branch-not-allowed'
   | 'branch-exists'
   | 'push-rejected'
-  | 'pr-create-failed';
+  | 'pr-create-failed'
+  /** A change (pull request, commit, range) the host cannot find or show to these credentials. */
+  | 'change-unavailable'
+  | 'comment-failed'
+  /** Merged changes of a branch could not be listed (the polling fallback). */
+  | 'listing-failed';
 
 export class HostError extends Error {
   readonly code: HostErrorCode;
@@ -89,4 +102,18 @@ export interface CodeHost {
   ensurePullRequest(input: PullRequestInput, signal?: AbortSignal): Promise<PullRequest | null>;
   /** For `docwright doctor`: can the credentials read the repository and push to it? */
   checkAccess(signal?: AbortSignal): Promise<AccessReport>;
+  /**
+   * A pull/merge request, a commit or a range of commits (SPEC §16), bounded by
+   * `options.limits`. Fails with `change-unavailable`, the host's answer in the message, when
+   * the host cannot find it or the credentials may not see it.
+   */
+  getChange(ref: ChangeRef, options?: GetChangeOptions): Promise<Change>;
+  /** Comments on pull/merge request `number` (`local` has none: `change-unavailable`). */
+  commentOnChange(number: number, body: string, signal?: AbortSignal): Promise<ChangeComment>;
+  /**
+   * Pull/merge requests merged into `query.ref` after the cursor, and commits pushed to it
+   * directly, oldest first, at most `query.limit` of each, with the cursor to list from next
+   * (SPEC §17's polling fallback).
+   */
+  listMergedChanges(query: MergedChangesQuery): Promise<MergedChanges>;
 }

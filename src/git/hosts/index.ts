@@ -10,12 +10,31 @@ import { createGitLabHost } from './gitlab.ts';
 import type { CodeHost, HostCredentials, PullRequestInput } from './host.ts';
 import { createLocalHost } from './local.ts';
 
+export type { RetryPolicy } from '../../retry.ts';
+export { repositoryKey, sameRepository } from '../repository-url.ts';
+export type {
+  Change,
+  ChangeComment,
+  ChangeCommit,
+  ChangeCursor,
+  ChangeFile,
+  ChangeFileStatus,
+  ChangeKind,
+  ChangeLimits,
+  ChangeRef,
+  GetChangeOptions,
+  MergedChanges,
+  MergedChangesQuery,
+  MergedPullRequest,
+  PushedCommit,
+} from './change.ts';
+export { DEFAULT_CHANGE_LIMITS, DEFAULT_LISTING_LIMIT, parseCursor, startCursor } from './change.ts';
+export { type ChangeUrl, findChangeUrls, MAX_CHANGE_URLS, parseChangeUrl } from './change-url.ts';
 export type { ApiCodeHost, GitCredentials, HostOptions, HostProject, HostPullRequest } from './common.ts';
 export { GITEA_GIT_USERNAME } from './gitea.ts';
 export { GITHUB_GIT_USERNAME } from './github.ts';
 export { GITLAB_GIT_USERNAME } from './gitlab.ts';
 export * from './host.ts';
-export type { RetryPolicy } from './http.ts';
 
 export function createHost(
   project: HostProject,

@@ -7,11 +7,25 @@ import { access } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { git } from '../git.ts';
 import { localRepositoryProblem } from '../inspect.ts';
-import type { CodeHost } from './host.ts';
+import { type CodeHost, HostError } from './host.ts';
+import { localChanges } from './local-changes.ts';
 
 export function createLocalHost(project: { repository: string }): CodeHost {
+  /** Changes are read in the repository itself, with git. */
+  const changes = () => {
+    let dir: string;
+    try {
+      dir = fileURLToPath(project.repository);
+    } catch {
+      throw new HostError('change-unavailable', `${project.repository} is not a local path`);
+    }
+    return localChanges(dir);
+  };
   return {
     kind: 'local',
+    getChange: (ref, options) => changes().getChange(ref, options),
+    commentOnChange: (number, body, signal) => changes().commentOnChange(number, body, signal),
+    listMergedChanges: (query) => changes().listMergedChanges(query),
 
     async gitRemote() {
       // A file:// URL needs no credentials; git pushes straight into the repository.
