@@ -63,11 +63,12 @@ describe(`head branches on ${testDialect}`, () => {
         event('job_b1', 'job.created', { prompt: 'x', ref: 'feature/never-pushed' }),
       ])
       .execute();
-    // As before the migration: no table, the migration not applied.
+    // As before the migration: no table, neither it nor the migrations after it applied.
     await sql`drop table head_branches`.execute(store.db);
-    await sql`delete from kysely_migration where name = '0007_head_branches'`.execute(store.db);
+    await sql`drop table server_processes`.execute(store.db);
+    await sql`delete from kysely_migration where name >= '0007'`.execute(store.db);
     assert.deepEqual(await migrateToLatest(store.db, store.dialect, database.schema), {
-      applied: ['0007_head_branches'],
+      applied: ['0007_head_branches', '0008_server_processes'],
     });
 
     const own = (projectId: string, branch: string) => isOwnHeadBranch(store.db, projectId, branch);
