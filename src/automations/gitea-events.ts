@@ -21,11 +21,8 @@ export function giteaEvent(event: string, payload: unknown): HostEvent {
       if (!parsed.success) return ignored(`push: ${firstIssue(parsed.error)}`);
       const p = parsed.data;
       return pushEvent({
+        ...p,
         repositoryUrl: p.repository.html_url,
-        ref: p.ref,
-        before: p.before,
-        after: p.after,
-        commits: p.commits,
         totalCommits: p.total_commits,
         forced: null,
       });

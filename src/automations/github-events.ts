@@ -60,11 +60,8 @@ export function githubEvent(event: string, payload: unknown): HostEvent {
       const p = parsed.data;
       if (p.deleted === true) return ignored('a branch or tag was deleted');
       return pushEvent({
+        ...p,
         repositoryUrl: p.repository.html_url,
-        ref: p.ref,
-        before: p.before,
-        after: p.after,
-        commits: p.commits,
         // GitHub lists up to 2,048 commits and does not count the others.
         totalCommits: null,
         forced: p.forced ?? null,

@@ -82,11 +82,8 @@ export function gitlabEvent(event: string, payload: unknown): HostEvent {
       if (!parsed.success) return ignored(`Push Hook: ${firstIssue(parsed.error)}`);
       const p = parsed.data;
       return pushEvent({
+        ...p,
         repositoryUrl: p.project.web_url,
-        ref: p.ref,
-        before: p.before,
-        after: p.after,
-        commits: p.commits,
         totalCommits: p.total_commits_count,
         forced: null,
       });

@@ -11,9 +11,10 @@
  * Every comparison takes the same time whatever the input (`timingSafeEqual` over digests of a
  * fixed length); a missing, repeated or malformed header is a refusal, and so is an empty secret
  * (anyone can compute an HMAC keyed by nothing). The cost of a refusal is bounded by the body the
- * caller read: one HMAC-SHA256 pass, about 50 ms for the largest body worth reading
- * (`MAX_EVENT_BODY_BYTES`, 25 MiB), nothing at all for GitLab, whose token needs no body. Call
- * `refuseEarly` first to refuse what the headers alone condemn before reading the body.
+ * caller read: one HMAC-SHA256 pass, about 15 ms on this project's 2-core machine for the largest
+ * body worth reading (`MAX_EVENT_BODY_BYTES`, 25 MiB), and nothing for GitLab, whose token needs
+ * no body. Call `checkBeforeBody` first: it refuses what the headers alone condemn before the
+ * body is read.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { HookHost } from '../automations/code-events.ts';
@@ -33,7 +34,7 @@ export type SignatureCheck = { ok: true } | { ok: false; refusal: SignatureRefus
 
 const OK: SignatureCheck = { ok: true };
 
-/** Longest `X-Gitlab-Token` accepted (GitLab takes any string; secrets docwright makes are 64 characters). */
+/** Longest `X-Gitlab-Token` accepted (GitLab takes any string as the secret token). */
 export const MAX_TOKEN_LENGTH = 1_024;
 
 type Refused = Extract<SignatureCheck, { ok: false }>;
@@ -49,11 +50,15 @@ export function signatureHeader(host: HookHost, headers: HeaderSource): string {
 }
 
 /**
- * The refusal that the headers alone decide, before the body is read: no secret, a missing or
- * malformed signature header, and for GitLab a wrong token (its check needs no body). `null`:
- * the body must be read and `verifySignature` called.
+ * What the headers alone decide, before the body is read: a refusal for no secret or a missing
+ * or malformed signature header, and GitLab's whole check (its token needs no body). `null`: the
+ * body must be read and given to `verifySignature`.
  */
-export function refuseEarly(host: HookHost, headers: HeaderSource, secret: string): SignatureCheck | null {
+export function checkBeforeBody(
+  host: HookHost,
+  headers: HeaderSource,
+  secret: string,
+): SignatureCheck | null {
   const found = signatureOf(host, headers, secret);
   if (!found.ok) return found;
   if (host === 'gitlab') return equalInConstantTime(found.value, secret) ? OK : badSignature(host, headers);

@@ -18,18 +18,25 @@ describe('delivery ids', () => {
     assert.equal(deliveryIdOf('gitlab', { 'idempotency-key': UUID }, BODY), UUID);
   });
 
-  test('GitLab: Idempotency-Key first, then X-Gitlab-Event-UUID, never the per-attempt X-Gitlab-Webhook-UUID', () => {
+  test('GitLab: Idempotency-Key first, then X-Gitlab-Event-UUID with the body, never the per-attempt X-Gitlab-Webhook-UUID', () => {
     const headers = {
       'idempotency-key': 'key-1',
       'x-gitlab-event-uuid': 'event-1',
       'x-gitlab-webhook-uuid': 'attempt-1',
     };
     assert.equal(deliveryIdOf('gitlab', headers, BODY), 'key-1');
+    const older = { 'x-gitlab-event-uuid': 'event-1', 'x-gitlab-webhook-uuid': 'attempt-1' };
+    const id = deliveryIdOf('gitlab', older, BODY);
+    assert.equal(id, `event-1:${digest(BODY).slice('sha256:'.length, 'sha256:'.length + 16)}`);
     assert.equal(
-      deliveryIdOf('gitlab', { 'x-gitlab-event-uuid': 'event-1', 'x-gitlab-webhook-uuid': 'a' }, BODY),
-      'event-1',
+      deliveryIdOf('gitlab', { ...older, 'x-gitlab-webhook-uuid': 'attempt-2' }, BODY),
+      id,
+      'a retry',
     );
+    const otherEvent = new TextEncoder().encode('{"object_kind":"note"}');
+    assert.notEqual(deliveryIdOf('gitlab', older, otherEvent), id, 'another event of the same request');
     assert.equal(deliveryIdOf('gitlab', { 'x-gitlab-webhook-uuid': 'attempt-1' }, BODY), digest(BODY));
+    assert.equal(deliveryIdOf('github', { 'x-gitlab-event-uuid': 'event-1' }, BODY), digest(BODY));
   });
 
   test("another host's header does not count", () => {

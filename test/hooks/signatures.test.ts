@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import { describe, test } from 'node:test';
 import type { HookHost } from '../../src/automations/code-events.ts';
 import type { HeaderSource } from '../../src/hooks/headers.ts';
-import { MAX_TOKEN_LENGTH, refuseEarly, verifySignature } from '../../src/hooks/signatures.ts';
+import { checkBeforeBody, MAX_TOKEN_LENGTH, verifySignature } from '../../src/hooks/signatures.ts';
 
 const SECRET = "It's a Secret to Everybody";
 const BODY = new TextEncoder().encode('Hello, World!');
@@ -74,14 +74,17 @@ describe('GitHub: X-Hub-Signature-256', () => {
     );
   });
 
-  test('refuseEarly decides on the headers alone, and leaves a well-formed signature to the body', () => {
-    assert.deepEqual(refuseEarly('github', {}, SECRET), {
+  test('checkBeforeBody decides on the headers alone, and leaves a well-formed signature to the body', () => {
+    assert.deepEqual(checkBeforeBody('github', {}, SECRET), {
       ok: false,
       refusal: 'missing-signature',
       message: 'X-Hub-Signature-256 is missing',
     });
-    assert.equal(refuseEarly('github', { 'x-hub-signature-256': 'sha256=zz' }, SECRET)?.ok, false);
-    assert.equal(refuseEarly('github', { 'x-hub-signature-256': `sha256=${GITHUB_EXAMPLE}` }, SECRET), null);
+    assert.equal(checkBeforeBody('github', { 'x-hub-signature-256': 'sha256=zz' }, SECRET)?.ok, false);
+    assert.equal(
+      checkBeforeBody('github', { 'x-hub-signature-256': `sha256=${GITHUB_EXAMPLE}` }, SECRET),
+      null,
+    );
   });
 });
 
@@ -89,13 +92,13 @@ describe('GitLab: X-Gitlab-Token', () => {
   test('the secret itself is accepted, without the body', () => {
     assert.equal(refusal('gitlab', { 'x-gitlab-token': SECRET }), 'ok');
     assert.equal(refusal('gitlab', { 'X-Gitlab-Token': SECRET }, new Uint8Array()), 'ok', 'any case of name');
-    assert.deepEqual(refuseEarly('gitlab', { 'x-gitlab-token': SECRET }, SECRET), { ok: true });
+    assert.deepEqual(checkBeforeBody('gitlab', { 'x-gitlab-token': SECRET }, SECRET), { ok: true });
   });
 
   test('any other token is refused, whatever its length', () => {
     for (const token of [`${SECRET}x`, SECRET.slice(0, -1), SECRET.toUpperCase(), 'x']) {
       assert.equal(refusal('gitlab', { 'x-gitlab-token': token }), 'bad-signature', token);
-      assert.equal(refuseEarly('gitlab', { 'x-gitlab-token': token }, SECRET)?.ok, false);
+      assert.equal(checkBeforeBody('gitlab', { 'x-gitlab-token': token }, SECRET)?.ok, false);
     }
     assert.equal(refusal('gitlab', {}), 'missing-signature');
     assert.equal(refusal('gitlab', { 'x-gitlab-token': '' }), 'malformed-signature');
