@@ -15,7 +15,7 @@ import { temporaryDirectory } from '../helpers/temp.ts';
 const UNREACHABLE_MB = 100_000;
 
 describe('the memory bounds of a run’s process, each alone', () => {
-  /** Runs an agent whose model sends three turns of 50 MiB of file content each, under `limits`. */
+  /** Runs an agent whose model sends turn after turn of 50 MiB of file content, under `limits`. */
   async function grow(limits: Omit<AgentProcessLimits, 'unresponsiveMs'>): Promise<string> {
     const root = temporaryDirectory('docwright-agent-memory-');
     writeFileSync(path.join(root, 'index.md'), '# Home\n');
@@ -28,7 +28,9 @@ describe('the memory bounds of a run’s process, each alone', () => {
         })),
       );
     const model = await startOpenAIServer();
-    model.push(heavyTurn(), heavyTurn(), heavyTurn());
+    // More than any bound lets through: only a memory bound can end the run (the token budget,
+    // which counts this content, is out of reach too).
+    model.push(...Array.from({ length: 12 }, heavyTurn));
     const config = loadConfig({ DOCWRIGHT_LOG_LEVEL: 'silent' });
     const agent = AgentProcess.spawn({ unresponsiveMs: 60_000, ...limits });
     try {
@@ -38,7 +40,7 @@ describe('the memory bounds of a run’s process, each alone', () => {
           project: { docsDir: '.', writable: ['**/*.md'] },
           instruction: 'Grow',
           history: [],
-          budgets: config.agent,
+          budgets: { ...config.agent, maxTokens: Number.MAX_SAFE_INTEGER, maxSteps: 1_000 },
           limits: config.agentLimits,
           signal: new AbortController().signal,
           emit: () => {},
