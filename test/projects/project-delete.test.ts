@@ -33,6 +33,8 @@ describe('deleting a project', () => {
   let kept: SeededProject;
   /** Jobs whose run the worker stopped, with what recording usage after that gave. */
   const stopped = new Map<string, string>();
+  /** Jobs whose run has recorded its first usage. */
+  const startedJobs = new Set<string>();
   let started: Promise<string>;
   let markStarted: (jobId: string) => void;
 
@@ -40,6 +42,7 @@ describe('deleting a project', () => {
   const runner: Runner = async (job, _run, signal, emit, _defer, recordUsage) => {
     await emit('agent.text', { text: 'working on it' });
     await recordUsage({ inputTokens: 100, outputTokens: 10 });
+    startedJobs.add(job.id);
     markStarted(job.id);
     if (!signal.aborted)
       await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
@@ -103,6 +106,8 @@ describe('deleting a project', () => {
     const keptJob = (
       await t.app.jobs.create(kept.projectId, { prompt: 'Stays' }, { key: 'k-1', fingerprint: 'f' })
     ).body as { id: string };
+    // The kept project's job runs too (and records usage): its rows are counted once it has.
+    await waitFor(async () => startedJobs.has(keptJob.id), { timeoutMs: 15_000 });
     const mirrors = t.app.config.mirrors.dir;
     mkdirSync(mirrors, { recursive: true });
     const mirrorOf = (p: SeededProject) => path.join(mirrors, `${p.projectId}-0123456789abcdef.git`);
