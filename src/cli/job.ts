@@ -19,7 +19,7 @@ import type { AgentJob, JobEvent, JobStatus } from '../client/types.ts';
 import { DocwrightError } from '../errors.ts';
 import { JOB_STATUSES } from '../jobs/job.ts';
 import { describe, print, table } from './output.ts';
-import { positiveInt } from './parsers.ts';
+import { type ChangeFlag, change, positiveInt } from './parsers.ts';
 import { spinner } from './spinner.ts';
 
 export interface ConnectionFlags {
@@ -38,6 +38,7 @@ interface WorkFlags extends ConnectionFlags, WaitFlags {
   prompt?: string;
   promptFile?: string;
   idempotencyKey?: string;
+  change?: ChangeFlag[];
 }
 
 interface CreateFlags extends WorkFlags {
@@ -161,7 +162,12 @@ function promptOptions(command: Command): Command {
   return workOptions(
     command
       .option('--prompt <text>', 'the instruction (- reads it from stdin)')
-      .option('--prompt-file <path>', 'read the instruction from a file (- for stdin)'),
+      .option('--prompt-file <path>', 'read the instruction from a file (- for stdin)')
+      .option(
+        '--change <change>',
+        'a code change to document, repeatable: NAME#NUMBER (pull request), NAME@SHA (commit) or NAME@BASE..HEAD (range); NAME is a context repository or docs',
+        change,
+      ),
   );
 }
 
@@ -276,6 +282,7 @@ export function registerJobCommands(program: Command): void {
           ...(flags.ref !== undefined && { ref: flags.ref }),
           ...(flags.model !== undefined && { model: flags.model }),
           ...(flags.draft !== undefined && { draft: flags.draft }),
+          ...(flags.change && { changes: flags.change }),
         };
         const idempotencyKey = flags.idempotencyKey ?? randomUUID();
         const created = await connection.client.createJob(connection.projectId, input, { idempotencyKey });
@@ -362,7 +369,7 @@ export function registerJobCommands(program: Command): void {
         const queued = await connection.client.sendMessage(
           connection.projectId,
           id,
-          { prompt },
+          { prompt, ...(flags.change && { changes: flags.change }) },
           { idempotencyKey },
         );
         return printQueued(connection, queued, flags);

@@ -86,3 +86,29 @@ export function isoDate(value: string): Date {
     'must be an ISO 8601 date such as 2027-01-31 or 2027-01-31T12:00:00Z (a time needs Z or an offset)',
   );
 }
+
+/** A code change as `job create|message --change` takes it, repeatable. */
+export type ChangeFlag =
+  | { repository: string; pullRequest: number }
+  | { repository: string; commit: string }
+  | { repository: string; range: string };
+
+/**
+ * `api#42` (a pull/merge request), `api@1a2b3c4` (a commit), `api@v1.0..main` (a range), where
+ * `api` is a context repository's name or `docs`: `--change api#42 --change docs@1a2b3c4`.
+ */
+export function change(value: string, previous: ChangeFlag[] = []): ChangeFlag[] {
+  const pull = /^([^#@\s]+)#(\d+)$/.exec(value);
+  if (pull) return [...previous, { repository: pull[1]!, pullRequest: Number(pull[2]) }];
+  const at = /^([^#@\s]+)@(\S+)$/.exec(value);
+  if (at) {
+    const target = at[2]!;
+    return [
+      ...previous,
+      target.includes('..') ? { repository: at[1]!, range: target } : { repository: at[1]!, commit: target },
+    ];
+  }
+  throw new InvalidArgumentError(
+    'must be NAME#NUMBER (a pull request), NAME@SHA (a commit) or NAME@BASE..HEAD (a range), NAME a context repository or docs',
+  );
+}

@@ -11,10 +11,13 @@ import type { createJobBody, messageBody } from '../jobs/requests.ts';
 
 export type { AgentJob, JobEvent, JobStatus, Problem };
 
-/** Body of `POST /v2/agent/{projectId}/job`: `prompt`, plus the optional `ref`, `model` and `draft`. */
+/** Body of `POST /v2/agent/{projectId}/job`: `prompt`, plus the optional `ref`, `model`, `draft` and `changes`. */
 export type CreateJobInput = z.input<ReturnType<typeof createJobBody>>;
 
-/** Body of `POST /v2/agent/{projectId}/job/{id}/message`: the follow-up `prompt`. */
+/** One code change a job documents (`changes` of create and message): a pull request, a commit or a range. */
+export type ChangeInput = NonNullable<CreateJobInput['changes']>[number];
+
+/** Body of `POST /v2/agent/{projectId}/job/{id}/message`: the follow-up `prompt`, and `changes`. */
 export type MessageInput = z.input<ReturnType<typeof messageBody>>;
 
 /** One page of `GET /v2/agent/{projectId}/jobs`. */

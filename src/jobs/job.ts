@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { JobRow } from '../store/schema.ts';
+import { jobChangeSchema, parseJobChanges } from './changes.ts';
 
 export const JOB_STATUSES = ['active', 'completed', 'archived', 'failed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -33,6 +34,10 @@ export const agentJobSchema = z.object({
     .object({ inputTokens: z.number().int(), outputTokens: z.number().int() })
     .nullable()
     .meta({ description: '(extension) Model tokens consumed so far.' }),
+  changes: z.array(jobChangeSchema).meta({
+    description:
+      '(extension) The code changes the job documents, as resolved through their host before the model started; `[]` when none (or until the first run resolves them).',
+  }),
 });
 export type AgentJob = z.output<typeof agentJobSchema>;
 
@@ -54,5 +59,6 @@ export function toAgentJob(row: JobRow): AgentJob {
       row.input_tokens !== null || row.output_tokens !== null
         ? { inputTokens: row.input_tokens ?? 0, outputTokens: row.output_tokens ?? 0 }
         : null,
+    changes: parseJobChanges(row.changes),
   };
 }

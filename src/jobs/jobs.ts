@@ -9,6 +9,13 @@ import type { Signal } from '../store/signals.ts';
 import { parseOrThrow } from '../validation.ts';
 import { enqueueJobMessage } from '../webhooks/enqueue.ts';
 import { isOwnHeadBranch } from './branches.ts';
+import {
+  type ChangeRequest,
+  DOCS_REPOSITORY,
+  type NamedRepository,
+  parseChangeRequests,
+  requestedChanges,
+} from './changes.ts';
 import { latestDiff } from './diffs.ts';
 import { appendEvents, type JobEvent, listEvents } from './events.ts';
 import { findReplay, type IdempotentRequest, rememberResponse } from './idempotency.ts';
@@ -76,6 +83,7 @@ const JOB_TEMPLATE: JobRow = {
   created_at: '',
   updated_at: '',
   archived_at: null,
+  changes: '[]',
 };
 
 const encodeCursor = (id: string) => Buffer.from(id).toString('base64url');
@@ -98,6 +106,10 @@ export function createJobService(options: JobServiceOptions) {
   /** Signals are nudges: losing one only delays a wake-up until the next poll. */
   const publish = (signal: Signal) => (options.publish?.(signal) ?? Promise.resolve()).catch(() => {});
   const limitOf = (project: ProjectRow) => project.rate_limit ?? options.defaultRateLimit;
+  /** The repositories a job's changes may name. */
+  const namedRepositories = (project: ProjectRow): NamedRepository[] => [
+    { name: DOCS_REPOSITORY, repository: project.repository },
+  ];
 
   async function lockedProject(trx: Transaction<Database>, projectId: string): Promise<ProjectRow> {
     const project = await lockProject(dialect, trx, projectId);
@@ -172,12 +184,12 @@ export function createJobService(options: JobServiceOptions) {
   async function lastRun(trx: Transaction<Database>, jobId: string) {
     const last = await trx
       .selectFrom('job_runs')
-      .select(['seq', 'prompt'])
+      .select(['seq', 'prompt', 'changes'])
       .where('job_id', '=', jobId)
       .orderBy('seq', 'desc')
       .limit(1)
       .executeTakeFirstOrThrow();
-    return { seq: Number(last.seq), prompt: last.prompt };
+    return { seq: Number(last.seq), prompt: last.prompt, changes: parseChangeRequests(last.changes) };
   }
 
   /** Queues the next run of a finished job and makes the job active again (a follow-up or a retry). */
@@ -186,13 +198,19 @@ export function createJobService(options: JobServiceOptions) {
     project: ProjectRow,
     job: JobRow,
     at: Date,
-    next: { seq: number; prompt: string; event: { type: string; data: unknown } },
+    next: {
+      seq: number;
+      prompt: string;
+      changes: readonly ChangeRequest[];
+      event: { type: string; data: unknown };
+    },
   ) {
     const runId = await queueRun(trx, {
       jobId: job.id,
       projectId: project.id,
       seq: next.seq,
       prompt: next.prompt,
+      changes: next.changes,
       at,
     });
     const changes = {
@@ -305,10 +323,19 @@ export function createJobService(options: JobServiceOptions) {
           created_at: timestamp,
           updated_at: timestamp,
           archived_at: null,
+          changes: '[]',
         };
+        const changes = requestedChanges(body.prompt, body.changes, namedRepositories(project));
         await trx.executeQuery(insertJob(row));
         await enqueueJobMessage(trx, { type: 'job.created', projectId, jobId: row.id, job: row, at });
-        const runId = await queueRun(trx, { jobId: row.id, projectId, seq: 1, prompt: body.prompt, at });
+        const runId = await queueRun(trx, {
+          jobId: row.id,
+          projectId,
+          seq: 1,
+          prompt: body.prompt,
+          changes,
+          at,
+        });
         await appendEvents(
           trx,
           [
@@ -316,7 +343,12 @@ export function createJobService(options: JobServiceOptions) {
               jobId: row.id,
               runId,
               type: 'job.created',
-              data: { prompt: body.prompt, model: row.model, ref: row.ref },
+              data: {
+                prompt: body.prompt,
+                model: row.model,
+                ref: row.ref,
+                ...(changes.length > 0 && { changes }),
+              },
             },
           ],
           at,
@@ -335,11 +367,16 @@ export function createJobService(options: JobServiceOptions) {
       const body = parseOrThrow(messageSchema, rawBody);
       return createWork(projectId, idempotency, async (trx, project, at) => {
         const job = await findFinishedJob(projectId, jobId, trx);
-        const { seq } = await lastRun(trx, jobId);
+        const last = await lastRun(trx, jobId);
+        const changes = requestedChanges(body.prompt, body.changes, namedRepositories(project), last.changes);
         return continueJob(trx, project, job, at, {
-          seq: seq + 1,
+          seq: last.seq + 1,
           prompt: body.prompt,
-          event: { type: 'job.message', data: { prompt: body.prompt } },
+          changes,
+          event: {
+            type: 'job.message',
+            data: { prompt: body.prompt, ...(changes.length > last.changes.length && { changes }) },
+          },
         });
       });
     },
@@ -367,6 +404,7 @@ export function createJobService(options: JobServiceOptions) {
         return continueJob(trx, project, job, at, {
           seq: last.seq + 1,
           prompt: last.prompt,
+          changes: last.changes,
           event: { type: 'job.retried', data: { prompt: last.prompt, retryOf: last.seq } },
         });
       });

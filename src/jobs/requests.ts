@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { branchName, MODEL_PATTERN } from '../validation.ts';
+import { changesInput } from './changes.ts';
 import { JOB_STATUSES } from './job.ts';
 
 /**
@@ -28,10 +29,12 @@ export const createJobBody = (maxChars: number) =>
       .optional()
       .meta({ description: "(extension) One of the project's allowed models." }),
     draft: z.boolean().optional().meta({ description: '(extension) Open the pull request as a draft.' }),
+    changes: changesInput.optional(),
   });
 export type CreateJobBody = z.output<ReturnType<typeof createJobBody>>;
 
-export const messageBody = (maxChars: number) => z.strictObject({ prompt: prompt(maxChars) });
+export const messageBody = (maxChars: number) =>
+  z.strictObject({ prompt: prompt(maxChars), changes: changesInput.optional() });
 export type MessageBody = z.output<ReturnType<typeof messageBody>>;
 
 /** A retry takes no fields: it runs the failed run's instruction again. An empty body or `{}`. */

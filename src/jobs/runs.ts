@@ -2,6 +2,7 @@ import type { Insertable, Kysely } from 'kysely';
 import { newRunId } from '../ids.ts';
 import { compileInsert } from '../store/compiled-insert.ts';
 import type { Database, JobRunRow, JobRunTable } from '../store/schema.ts';
+import type { ChangeRequest } from './changes.ts';
 
 /** A run whose values only stand in for parameters (see compileInsert). */
 const RUN_TEMPLATE: Insertable<JobRunTable> = {
@@ -19,6 +20,7 @@ const RUN_TEMPLATE: Insertable<JobRunTable> = {
   created_at: '',
   started_at: null,
   ended_at: null,
+  changes: null,
 };
 
 /**
@@ -29,7 +31,15 @@ export function runQueue(db: Kysely<Database>) {
   const insertRun = compileInsert(db, 'job_runs', RUN_TEMPLATE);
   return async (
     trx: Kysely<Database>,
-    run: { jobId: string; projectId: string; seq: number; prompt: string; at: Date },
+    run: {
+      jobId: string;
+      projectId: string;
+      seq: number;
+      prompt: string;
+      at: Date;
+      /** The code changes the run documents (src/jobs/changes.ts). */
+      changes: readonly ChangeRequest[];
+    },
   ): Promise<string> => {
     const id = newRunId();
     await trx.executeQuery(
@@ -41,6 +51,7 @@ export function runQueue(db: Kysely<Database>) {
         seq: run.seq,
         prompt: run.prompt,
         created_at: run.at.toISOString(),
+        changes: run.changes.length > 0 ? JSON.stringify(run.changes) : null,
       }),
     );
     return id;

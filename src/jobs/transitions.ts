@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { RunDiff } from '../git/diff.ts';
 import type { Database, JobRunRow } from '../store/schema.ts';
 import { enqueueJobMessage } from '../webhooks/enqueue.ts';
+import type { JobChange } from './changes.ts';
 import { appendEvents } from './events.ts';
 
 /** What a run ends with (the runner's answer). */
@@ -14,10 +15,13 @@ export type RunOutcome =
       summary: string | null;
       /** The head branch against the job's base, when this run committed. */
       diff?: RunDiff;
+      /** The code changes the run resolved (they replace the job's); absent: the job's stay. */
+      changes?: JobChange[];
     }
   | {
       status: 'failed';
       error: { code: string; message: string };
+      changes?: JobChange[];
     };
 
 /**
@@ -83,6 +87,7 @@ export async function finishRun(
       .set((eb) => ({
         status: outcome.status,
         updated_at: at,
+        ...(outcome.changes && { changes: JSON.stringify(outcome.changes) }),
         ...(outcome.status === 'completed'
           ? {
               pr_link: eb.fn.coalesce(eb.val(outcome.prLink), eb.ref('pr_link')),

@@ -12,7 +12,7 @@ import type { DocwrightClient } from '../client/client.ts';
 import { describeEvent } from '../client/describe-event.ts';
 import { describeJob } from '../client/describe-job.ts';
 import { DocwrightApiError } from '../client/errors.ts';
-import type { AgentJob } from '../client/types.ts';
+import type { AgentJob, ChangeInput } from '../client/types.ts';
 import { JOB_STATUSES } from '../jobs/job.ts';
 import { VERSION } from '../version.ts';
 
@@ -59,6 +59,24 @@ const withHint = (job: AgentJob) =>
     ? `${describeJob(job)} — the agent is working; call wait_for_docs_job to get the outcome`
     : describeJob(job);
 
+/** The server checks each entry exactly (400 naming it); here only the shape the model fills in. */
+const changes = z
+  .array(
+    z.object({
+      repository: z
+        .string()
+        .describe("A context repository's name, or docs for the project's own repository"),
+      pullRequest: z.number().int().optional().describe('A pull/merge request number'),
+      commit: z.string().optional().describe('A commit sha'),
+      range: z.string().optional().describe('<base>..<head>'),
+    }),
+  )
+  .max(20)
+  .optional()
+  .describe(
+    'Code changes to document (one of pullRequest, commit or range each). Pull request and commit URLs of configured repositories in the prompt count too.',
+  );
+
 export function createMcpServer(client: DocwrightClient, projectId: string): McpServer {
   const server = new McpServer({ name: 'docwright', version: VERSION });
 
@@ -77,13 +95,18 @@ export function createMcpServer(client: DocwrightClient, projectId: string): Mcp
           .max(200)
           .optional()
           .describe('Base branch to start from (default: the project ref)'),
+        changes,
       },
     },
     (args) =>
       tool(async () => {
         const job = await client.createJob(
           projectId,
-          { prompt: args.prompt, ...(args.ref !== undefined && { ref: args.ref }) },
+          {
+            prompt: args.prompt,
+            ...(args.ref !== undefined && { ref: args.ref }),
+            ...(args.changes && { changes: args.changes as ChangeInput[] }),
+          },
           { idempotencyKey: randomUUID() },
         );
         return answer(withHint(job), job);
@@ -138,14 +161,14 @@ export function createMcpServer(client: DocwrightClient, projectId: string): Mcp
       description:
         'A follow-up instruction for a job that has ended: the agent continues on the same branch and ' +
         'pull request. Follow it with wait_for_docs_job.',
-      inputSchema: { id: jobId, prompt },
+      inputSchema: { id: jobId, prompt, changes },
     },
     (args) =>
       tool(async () => {
         const job = await client.sendMessage(
           projectId,
           args.id,
-          { prompt: args.prompt },
+          { prompt: args.prompt, ...(args.changes && { changes: args.changes as ChangeInput[] }) },
           { idempotencyKey: randomUUID() },
         );
         return answer(withHint(job), job);

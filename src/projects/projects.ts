@@ -92,6 +92,8 @@ const settingsSchema = z.object({
   authorEmail: z.string().default('docwright[bot]@users.noreply.github.com'),
   /** Model tokens (input + output) the project may spend per calendar month (UTC); null: no limit. */
   monthlyTokenBudget: z.number().nullable().default(null),
+  /** Comment on each source pull request a job documents with the docs pull request or the reason none was needed. */
+  commentOnSource: z.boolean().default(false),
 });
 export type ProjectSettings = z.output<typeof settingsSchema>;
 

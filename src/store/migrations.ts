@@ -384,6 +384,17 @@ function migrations(dialect: DialectName): Record<string, Migration> {
           .execute();
       },
     },
+    '0010_job_changes': {
+      async up(db) {
+        // The code changes a job documents: requested with each run (a follow-up adds to its
+        // job's), resolved by the worker before the model starts and shown on the job.
+        await db.schema.alterTable('job_runs').addColumn('changes', 'text').execute();
+        await db.schema
+          .alterTable('jobs')
+          .addColumn('changes', 'text', (c) => c.notNull().defaultTo('[]'))
+          .execute();
+      },
+    },
   };
 }
 

@@ -116,6 +116,8 @@ export interface JobTable {
   created_at: string;
   updated_at: string;
   archived_at: string | null;
+  /** JSON: the resolved changes the job documents (src/jobs/changes.ts), `[]` when none. */
+  changes: Generated<string>;
 }
 
 export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
@@ -140,6 +142,8 @@ export interface JobRunTable {
   created_at: string;
   started_at: string | null;
   ended_at: string | null;
+  /** JSON: the changes the run documents, as requested (src/jobs/changes.ts); null: none. */
+  changes: string | null;
   /** Model turns and tokens the run has spent, over all its attempts (accrued as they happen). */
   steps: Generated<number>;
   input_tokens: Generated<number>;

@@ -1,3 +1,4 @@
+import type { ChangeRequest } from '../jobs/changes.ts';
 import type { AgentJob } from '../jobs/job.ts';
 import type { RunHistoryEntry } from '../jobs/runs.ts';
 import type { RunOutcome } from '../jobs/transitions.ts';
@@ -23,6 +24,8 @@ export interface RunnableRun {
   history: RunHistoryEntry[];
   /** What the job spent before this attempt (its budgets are per job: SPEC §7). */
   spent: JobSpending;
+  /** The code changes the run documents, as requested; the runner resolves them before the model starts. */
+  changes: ChangeRequest[];
 }
 
 /** Records one step of the run in the job's transcript (written only while the run is still ours). */

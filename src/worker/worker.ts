@@ -1,5 +1,6 @@
 import type { App } from '../app.ts';
 import type { WorkerSettings } from '../config.ts';
+import { parseChangeRequests } from '../jobs/changes.ts';
 import { toAgentJob } from '../jobs/job.ts';
 import { runHistory } from '../jobs/runs.ts';
 import { finishRun, type RunOutcome, recordRunEvent } from '../jobs/transitions.ts';
@@ -299,7 +300,15 @@ export class Worker {
       await emit('run.started', { attempt: run.attempts, workerId: this.id, seq: run.seq });
       const result = await this.#options.runner(
         job,
-        { id: run.id, seq: run.seq, prompt: run.prompt, attempt: run.attempts, history, spent },
+        {
+          id: run.id,
+          seq: run.seq,
+          prompt: run.prompt,
+          attempt: run.attempts,
+          history,
+          spent,
+          changes: parseChangeRequests(run.changes),
+        },
         controller.signal,
         emit,
         defer,

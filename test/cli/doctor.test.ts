@@ -16,6 +16,7 @@ import { type GitHubApi, startGitHubApi } from '../doubles/github-api.ts';
 import { reply, type ScriptedServer, startOpenAIServer } from '../doubles/openai-server.ts';
 import { createGitRepository } from '../helpers/app.ts';
 import {
+  ALL_MIGRATIONS,
   createTestDatabase,
   TEST_POSTGRES_URL,
   type TestDatabase,
@@ -571,7 +572,9 @@ describe(`docwright doctor (${testDialect})`, () => {
         'migrations',
         undefined,
         'warn',
-        /^8 pending migrations \(0001_foundation, 0002_operators, 0003_webhooks, 0004_dashboard, 0005_usage, 0006_rate_limit_counts, 0007_head_branches, 0008_server_processes\): run docwright migrate/,
+        new RegExp(
+          `^${ALL_MIGRATIONS.length} pending migrations \\(${ALL_MIGRATIONS.join(', ')}\\): run docwright migrate`,
+        ),
       );
       expectCheck(report, 'database', undefined, 'ok');
       assert.deepEqual(await tables(database), [], 'doctor created no table');

@@ -99,11 +99,14 @@ describe('docwright mcp through the MCP SDK client', () => {
       properties: Object.keys(byName[name]!.inputSchema.properties ?? {}).sort(),
       required: [...(byName[name]!.inputSchema.required ?? [])].sort(),
     });
-    assert.deepEqual(params('create_docs_job'), { properties: ['prompt', 'ref'], required: ['prompt'] });
+    assert.deepEqual(params('create_docs_job'), {
+      properties: ['changes', 'prompt', 'ref'],
+      required: ['prompt'],
+    });
     assert.deepEqual(params('get_docs_job'), { properties: ['id'], required: ['id'] });
     assert.deepEqual(params('list_docs_jobs'), { properties: ['limit', 'status'], required: [] });
     assert.deepEqual(params('send_docs_job_message'), {
-      properties: ['id', 'prompt'],
+      properties: ['changes', 'id', 'prompt'],
       required: ['id', 'prompt'],
     });
     assert.deepEqual(params('wait_for_docs_job'), { properties: ['id', 'timeoutSeconds'], required: ['id'] });

@@ -1,0 +1,153 @@
+/**
+ * The code changes a job documents (docs/code-context.mdx): the `changes` field of
+ * create and message bodies, the pull/merge request and commit URLs of the prompt that belong
+ * to a configured repository, and the resolved changes the AgentJob shows.
+ *
+ * A request names changes; the worker resolves them through the host before the model starts
+ * (src/worker/change-resolution.ts). Nothing here contacts a host.
+ */
+import { z } from 'zod';
+import { DocwrightError } from '../errors.ts';
+import { findChangeUrls, MAX_CHANGE_URLS } from '../git/hosts/change-url.ts';
+import { branchNameProblem } from '../git/ref-name.ts';
+import { sameRepository } from '../git/repository-url.ts';
+
+/** The project's own repository, as `changes[].repository` and AgentJob `changes[].repository` name it. */
+export const DOCS_REPOSITORY = 'docs';
+
+const SHA = /^[0-9a-f]{7,64}$/i;
+const repository = z
+  .string({ error: 'must be a string: a context repository name, `docs`, or a repository URL' })
+  .min(1)
+  .max(2_000);
+const sha = z.string().regex(SHA, 'must be a commit sha (7 to 64 hexadecimal characters)');
+
+/** One entry of a request's `changes` (SPEC §16): a pull request, a commit or a range. */
+export const changeInput = z.union(
+  [
+    z.strictObject({
+      repository,
+      pullRequest: z.number().int('must be a whole number').min(1).max(2_147_483_647),
+    }),
+    z.strictObject({ repository, commit: sha }),
+    z.strictObject({
+      repository,
+      range: z
+        .string()
+        .max(500)
+        .refine((value) => {
+          const ends = value.split('..');
+          return ends.length === 2 && ends.every((end) => SHA.test(end) || !branchNameProblem(end));
+        }, 'must be `<base>..<head>`, each a commit sha or a branch name'),
+    }),
+  ],
+  {
+    error: () =>
+      'must be {"repository", "pullRequest": <number>}, {"repository", "commit": <sha>} or {"repository", "range": "<base>..<head>"}',
+  },
+);
+
+export const changesInput = z
+  .array(changeInput)
+  .max(MAX_CHANGE_URLS, `must hold at most ${MAX_CHANGE_URLS} changes`)
+  .meta({
+    description:
+      "(extension) Code changes the job documents: a pull/merge request, a commit or a range of a context repository (by name or URL) or of the project's own repository (`docs`). Pull/merge request and commit URLs of those repositories in the prompt count too.",
+  });
+export type ChangeInput = z.output<typeof changeInput>;
+
+/** Which change of which configured repository; stored with each run, resolved by the worker. */
+export type ChangeRequest = { repository: string } & (
+  | { kind: 'pull-request'; number: number }
+  | { kind: 'commit'; sha: string }
+  | { kind: 'range'; base: string; head: string }
+);
+
+/** A resolved change as the AgentJob shows it (SPEC §16). */
+export const jobChangeSchema = z.object({
+  repository: z
+    .string()
+    .meta({ description: "The context repository's name; `docs` for the project's own." }),
+  kind: z.enum(['pull-request', 'commit', 'range']),
+  number: z.number().int().nullable().meta({ description: 'The pull/merge request number; null otherwise.' }),
+  sha: z.string().meta({ description: "The change's head commit." }),
+  url: z.string().nullable(),
+  title: z.string(),
+});
+export type JobChange = z.output<typeof jobChangeSchema>;
+
+/** A repository a job may name: the project's own (`docs`) or one of its context repositories. */
+export interface NamedRepository {
+  name: string;
+  repository: string;
+}
+
+const keyOf = (request: ChangeRequest) =>
+  `${request.repository} ${request.kind === 'pull-request' ? `#${request.number}` : request.kind === 'commit' ? request.sha.toLowerCase() : `${request.base}..${request.head}`}`;
+
+/**
+ * The changes a request names: its `changes` entries (each repository a name or a configured
+ * repository's URL, else 400 naming the entry), then the prompt's change URLs that belong to a
+ * configured repository (others stay text: they are never fetched), after `earlier` (a
+ * follow-up keeps its job's changes). Each change once, at most 20.
+ */
+export function requestedChanges(
+  prompt: string,
+  entries: readonly ChangeInput[] | undefined,
+  repositories: readonly NamedRepository[],
+  earlier: readonly ChangeRequest[] = [],
+): ChangeRequest[] {
+  const requests = [...earlier];
+  const seen = new Set(requests.map(keyOf));
+  const add = (request: ChangeRequest) => {
+    const key = keyOf(request);
+    if (seen.has(key)) return;
+    seen.add(key);
+    requests.push(request);
+  };
+  const nameOf = (value: string) =>
+    repositories.find((r) => r.name === value)?.name ??
+    repositories.find((r) => sameRepository(r.repository, value))?.name;
+  (entries ?? []).forEach((entry, index) => {
+    const name = nameOf(entry.repository);
+    if (!name) {
+      const known = repositories.map((r) => r.name).join(', ');
+      const message = `is not a repository of this project (${known}): add it with docwright context add, or name one of these`;
+      throw new DocwrightError('invalid-request', `invalid request: changes.${index}.repository ${message}`, {
+        fields: [{ field: `changes.${index}.repository`, message }],
+      });
+    }
+    if ('pullRequest' in entry) add({ repository: name, kind: 'pull-request', number: entry.pullRequest });
+    else if ('commit' in entry) add({ repository: name, kind: 'commit', sha: entry.commit.toLowerCase() });
+    else {
+      const [base, head] = entry.range.split('..') as [string, string];
+      add({ repository: name, kind: 'range', base, head });
+    }
+  });
+  for (const found of findChangeUrls(prompt)) {
+    const name = repositories.find((r) => sameRepository(r.repository, found.repositoryUrl))?.name;
+    if (!name) continue;
+    add(
+      found.kind === 'pull-request'
+        ? { repository: name, kind: 'pull-request', number: found.number }
+        : { repository: name, kind: 'commit', sha: found.sha },
+    );
+  }
+  if (requests.length > MAX_CHANGE_URLS) {
+    const message = `a job documents at most ${MAX_CHANGE_URLS} changes (this one would have ${requests.length}, with those of the prompt and earlier messages)`;
+    throw new DocwrightError('invalid-request', `invalid request: changes ${message}`, {
+      fields: [{ field: 'changes', message }],
+    });
+  }
+  return requests;
+}
+
+/** Stored JSON of a run's requested changes (`[]` when the column predates them). */
+export function parseChangeRequests(stored: string | null | undefined): ChangeRequest[] {
+  return stored ? (JSON.parse(stored) as ChangeRequest[]) : [];
+}
+
+/** Stored JSON of a job's resolved changes. */
+export function parseJobChanges(stored: string | null | undefined): JobChange[] {
+  return stored ? (JSON.parse(stored) as JobChange[]) : [];
+}

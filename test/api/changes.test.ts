@@ -1,0 +1,137 @@
+// The `changes` of create and message bodies (docs/code-context.mdx): validated with
+// 400 naming the entry, taken from the prompt's change URLs of configured repositories only,
+// stored with the run for the worker, kept by follow-ups and retries; the AgentJob shows `[]`
+// until a run resolved them.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { parseChangeRequests } from '../../src/jobs/changes.ts';
+import { bearer, startTestApp, type TestApp } from '../helpers/app.ts';
+
+describe('job changes', () => {
+  let t: TestApp;
+  let projectId: string;
+  let key: string;
+  const DOCS = 'https://github.com/acme/docs';
+  before(async () => {
+    t = await startTestApp();
+    const project = await t.app.projects.create({
+      name: 'Docs',
+      repository: DOCS,
+      token: 'ghp_changesTest0123456789',
+      ref: 'main',
+      model: 'openai/gpt-test',
+    });
+    projectId = project.id;
+    key = (await t.app.keys.create(projectId)).key;
+  });
+  after(() => t.close());
+
+  const post = (route: string, body: unknown) =>
+    t.server.inject({
+      method: 'POST',
+      url: `/v2/agent/${projectId}${route}`,
+      headers: { ...bearer(key), 'content-type': 'application/json' },
+      payload: JSON.stringify(body),
+    });
+  /** The changes stored with a job's runs, oldest first. */
+  const runChanges = async (jobId: string) =>
+    (
+      await t.app.store.db
+        .selectFrom('job_runs')
+        .select('changes')
+        .where('job_id', '=', jobId)
+        .orderBy('seq')
+        .execute()
+    ).map((r) => parseChangeRequests(r.changes));
+
+  test('entries and the prompt’s URLs of the project’s repository are stored with the run; other URLs stay text', async () => {
+    const res = await post('/job', {
+      prompt:
+        'Document https://github.com/acme/docs/pull/7 and https://github.com/acme/docs/commit/ABCDEF1 — not https://github.com/other/repo/pull/9 (nor https://github.com/acme/docs-old/pull/3).',
+      changes: [
+        { repository: 'docs', pullRequest: 42 },
+        { repository: `${DOCS}.git`, commit: '0123456789abcdef0123456789abcdef01234567' },
+        { repository: 'docs', range: 'v1.0..main' },
+        { repository: 'docs', pullRequest: 7 },
+      ],
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    const job = res.json();
+    assert.deepEqual(job.changes, [], 'resolved by the first run, not at create');
+    assert.deepEqual(await runChanges(job.id), [
+      [
+        { repository: 'docs', kind: 'pull-request', number: 42 },
+        { repository: 'docs', kind: 'commit', sha: '0123456789abcdef0123456789abcdef01234567' },
+        { repository: 'docs', kind: 'range', base: 'v1.0', head: 'main' },
+        { repository: 'docs', kind: 'pull-request', number: 7 },
+        { repository: 'docs', kind: 'commit', sha: 'abcdef1' },
+      ],
+    ]);
+  });
+
+  test('a follow-up keeps the job’s changes and adds its own; a retry keeps them', async () => {
+    const created = (await post('/job', { prompt: 'See https://github.com/acme/docs/pull/1' })).json();
+    await t.app.store.db
+      .updateTable('jobs')
+      .set({ status: 'failed', error_code: 'agent-gave-up', error_message: 'x' })
+      .where('id', '=', created.id)
+      .execute();
+    await t.app.store.db
+      .updateTable('job_runs')
+      .set({ status: 'failed' })
+      .where('job_id', '=', created.id)
+      .execute();
+    const message = await post(`/job/${created.id}/message`, {
+      prompt: 'Also https://github.com/acme/docs/pull/1 and #2',
+      changes: [{ repository: 'docs', pullRequest: 2 }],
+    });
+    assert.equal(message.statusCode, 200, message.body);
+    await t.app.store.db
+      .updateTable('jobs')
+      .set({ status: 'failed', error_code: 'agent-gave-up', error_message: 'x' })
+      .where('id', '=', created.id)
+      .execute();
+    await t.app.store.db
+      .updateTable('job_runs')
+      .set({ status: 'failed' })
+      .where('job_id', '=', created.id)
+      .execute();
+    assert.equal((await post(`/job/${created.id}/retry`, {})).statusCode, 200);
+    const one = { repository: 'docs', kind: 'pull-request', number: 1 };
+    const two = { repository: 'docs', kind: 'pull-request', number: 2 };
+    assert.deepEqual(await runChanges(created.id), [[one], [one, two], [one, two]]);
+  });
+
+  test('bad changes get 400 naming the entry, and nothing is created', async () => {
+    const before = await t.app.store.db.selectFrom('jobs').select('id').execute();
+    const cases: Array<[unknown, string]> = [
+      [[{ repository: 'api', pullRequest: 1 }], 'changes.0.repository'],
+      [[{ repository: 'https://github.com/other/repo', pullRequest: 1 }], 'changes.0.repository'],
+      [[{ repository: 'docs', pullRequest: 0 }], 'changes.0'],
+      [[{ repository: 'docs', commit: 'not-a-sha' }], 'changes.0'],
+      [[{ repository: 'docs', range: 'main' }], 'changes.0'],
+      [[{ repository: 'docs', pullRequest: 1, commit: 'abcdef1' }], 'changes.0'],
+      [[{ pullRequest: 1 }], 'changes.0'],
+      ['docs#1', 'changes'],
+      [Array.from({ length: 21 }, (_, i) => ({ repository: 'docs', pullRequest: i + 1 })), 'changes'],
+    ];
+    for (const [changes, field] of cases) {
+      const res = await post('/job', { prompt: 'x', changes });
+      assert.equal(res.statusCode, 400, `${JSON.stringify(changes)}: ${res.body}`);
+      const body = res.json();
+      assert.equal(body.code, 'invalid-request');
+      assert.ok(
+        body.errors.some((f: { field: string }) => f.field === field || f.field.startsWith(`${field}.`)),
+        `${JSON.stringify(changes)} names ${field}: ${JSON.stringify(body.errors)}`,
+      );
+    }
+    // 20 entries plus a different change in the prompt make 21.
+    const over = await post('/job', {
+      prompt: 'https://github.com/acme/docs/pull/999',
+      changes: Array.from({ length: 20 }, (_, i) => ({ repository: 'docs', pullRequest: i + 1 })),
+    });
+    assert.equal(over.statusCode, 400);
+    assert.equal(over.json().errors[0].field, 'changes');
+    assert.deepEqual(await t.app.store.db.selectFrom('jobs').select('id').execute(), before);
+  });
+});
