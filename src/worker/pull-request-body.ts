@@ -8,6 +8,14 @@ import type { JobChange } from '../jobs/changes.ts';
 /** A heading under which a template wants the description of the change. */
 const DESCRIPTION_HEADING = /^#{1,6}\s*(summary|description|what|changes?|overview|about|context)\b/i;
 
+const dropLeadingBlankLines = (lines: string[]) =>
+  lines.slice(
+    Math.max(
+      0,
+      lines.findIndex((line) => line.trim() !== ''),
+    ),
+  );
+
 /** One line of text for a Markdown link label, whatever a pull request's author put in its title. */
 const linkLabel = (text: string) =>
   text
@@ -55,6 +63,12 @@ export function pullRequestBody(options: {
   const shaped =
     heading === -1
       ? `${description}\n\n${template}`
-      : [...lines.slice(0, heading + 1), '', description, '', ...lines.slice(heading + 1)].join('\n');
+      : [
+          ...lines.slice(0, heading + 1),
+          '',
+          description,
+          '',
+          ...dropLeadingBlankLines(lines.slice(heading + 1)),
+        ].join('\n');
   return `${shaped}\n\n${footer}`;
 }

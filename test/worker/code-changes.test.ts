@@ -1,0 +1,191 @@
+// A job that documents a code change (docs/code-context.mdx), through the real pipeline: the
+// DogBench-style prompt names a pull request of the project's own repository on a GitHub API
+// double backed by real git (served over smart HTTP); the change is resolved before the model
+// starts, the docs pull request follows the repository's template and links the change, and the
+// source pull request gets a comment — or the reason when no docs change was needed. A change the
+// host does not have ends the job before any model call.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { createAgentRunner } from '../../src/worker/agent-runner.ts';
+import { Worker } from '../../src/worker/worker.ts';
+import { type GitHttpServer, startGitHttpServer } from '../doubles/git-http-server.ts';
+import { createGitRepository, type GitRepository } from '../doubles/git-repository.ts';
+import { type GitHubApi, startGitHubApi } from '../doubles/github-api.ts';
+import { type ScriptedServer, startOpenAIServer, toolCall } from '../doubles/openai-server.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { waitFor } from '../helpers/worker.ts';
+
+const TOKEN = 'ghp_codeChangesToken0123456789abcdef';
+const TEMPLATE =
+  '## Summary\n\n<!-- What changed, and why -->\n\n## Checklist\n\n- [ ] Reviewed the wording\n';
+
+describe('a job that documents a code change, end to end on a GitHub double', () => {
+  let t: TestApp;
+  let model: ScriptedServer;
+  let githttp: GitHttpServer;
+  let github: GitHubApi;
+  let repo: GitRepository;
+  let worker: Worker;
+  let projectId: string;
+  let repository: string;
+  let pull: number;
+  const savedTmpdir = process.env.TMPDIR;
+  let runTmp: string;
+
+  before(async () => {
+    runTmp = mkdtempSync(path.join(tmpdir(), 'docwright-code-changes-tmp-'));
+    process.env.TMPDIR = runTmp;
+    [model, githttp, github] = await Promise.all([
+      startOpenAIServer(),
+      startGitHttpServer({ tokens: { [TOKEN]: 'write' }, username: 'x-access-token' }),
+      startGitHubApi({ tokens: { [TOKEN]: { login: 'docs-bot', push: true } } }),
+    ]);
+    // The repository the git server serves is the one the API double reads its changes from.
+    repo = createGitRepository(
+      {
+        'docs/docs.json': `${JSON.stringify({ name: 'Docs', navigation: { groups: [{ group: 'Start', pages: ['index'] }] } })}\n`,
+        'docs/index.mdx': '---\ntitle: Home\n---\n\nRun `api`.\n',
+        'src/cli.ts': 'export function run() {\n  return 0;\n}\n',
+        '.github/pull_request_template.md': TEMPLATE,
+      },
+      { dir: path.join(githttp.root, 'octo/docs.git') },
+    );
+    github.addRepo('octo/docs', { git: repo });
+    repo.commit(
+      'feature/verbose',
+      { 'src/cli.ts': 'export function run(verbose = false) {\n  return verbose ? 1 : 0;\n}\n' },
+      { from: 'main', message: 'Add --verbose' },
+    );
+    pull = github.openPull('octo/docs', {
+      head: 'feature/verbose',
+      title: 'Add --verbose to the CLI',
+      body: 'Prints each step.',
+      user: 'octocat',
+    }).number;
+    repository = `${githttp.baseUrl}/octo/docs`;
+    t = await startTestApp({ env: { DOCWRIGHT_MODEL: 'openai-compatible/scripted' } });
+    const project = await t.app.projects.create({
+      name: 'Docs',
+      repository,
+      host: 'github',
+      apiUrl: github.baseUrl,
+      token: TOKEN,
+      ref: 'main',
+      docsDir: 'docs',
+      openaiCompatibleBaseUrl: model.url,
+      rateLimit: 1000,
+    });
+    projectId = project.id;
+    await t.app.store.db
+      .updateTable('projects')
+      .set({ settings: JSON.stringify({ ...project.settings, commentOnSource: true }) })
+      .where('id', '=', projectId)
+      .execute();
+    worker = new Worker(t.app, { runner: createAgentRunner(t.app), pollMs: 50 });
+    worker.start();
+  });
+  after(async () => {
+    await worker?.stop(0);
+    await Promise.all([t?.close(), model?.close(), githttp?.close(), github?.close()]);
+    repo?.close();
+    if (savedTmpdir === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = savedTmpdir;
+    rmSync(runTmp, { recursive: true, force: true });
+  });
+
+  const ended = (id: string) =>
+    waitFor(
+      async () => {
+        const job = await t.app.jobs.get(projectId, id);
+        return job.status === 'active' ? undefined : job;
+      },
+      { timeoutMs: 30_000 },
+    );
+  const create = async (body: Record<string, unknown>) =>
+    ((await t.app.jobs.create(projectId, body)).body as { id: string }).id;
+
+  test('the DogBench-style prompt: the change is resolved, the PR follows the template and links it, the source PR gets the link', async () => {
+    const requestsBefore = model.requests.length;
+    model.push(
+      toolCall('read_file', { path: 'docs/index.mdx' }),
+      toolCall('edit_file', {
+        path: 'docs/index.mdx',
+        old_string: 'Run `api`.',
+        new_string: 'Run `api`, or `api --verbose` to print each step.',
+      }),
+      toolCall('finish', { title: 'Document --verbose', summary: 'Documents the new --verbose flag.' }),
+    );
+    const url = `${repository}/pull/${pull}`;
+    const id = await create({ prompt: `Provided code change: ${url}.` });
+    const done = await ended(id);
+    assert.equal(done.status, 'completed', JSON.stringify(done.error));
+    const head = repo.head('feature/verbose');
+    assert.deepEqual(done.changes, [
+      {
+        repository: 'docs',
+        kind: 'pull-request',
+        number: pull,
+        sha: head,
+        url: `${github.origin}/octo/docs/pull/${pull}`,
+        title: 'Add --verbose to the CLI',
+      },
+    ]);
+    assert.ok(model.requests.length > requestsBefore);
+
+    const docsPull = github.repo('octo/docs').pulls.find((p) => p.head === done.branch);
+    assert.ok(docsPull, 'the docs pull request was opened');
+    const body = docsPull.body ?? '';
+    // The template's sections stay; the description goes under its Summary heading.
+    assert.match(
+      body,
+      /^## Summary\n\nDocuments the new --verbose flag\.\n\n\*\*Code changes\*\*\n\n- \[docs#\d+: Add --verbose to the CLI\]\(http:\/\/[^)]+\/octo\/docs\/pull\/\d+\)\n\n<!-- What changed, and why -->\n\n## Checklist\n\n- \[ \] Reviewed the wording\n\n---\n\n\*\*Instruction\*\*/,
+    );
+    assert.match(body, new RegExp(`Job: \`${id}\``));
+
+    const comments = github.repo('octo/docs').comments.filter((c) => c.issue === pull);
+    assert.equal(comments.length, 1);
+    assert.match(
+      comments[0]!.body,
+      new RegExp(`proposed in ${done.prLink!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+    );
+    const events = { events: await t.app.jobs.events(projectId, id, {}) };
+    assert.ok(events.events.some((e) => e.type === 'changes.resolved'));
+    assert.ok(events.events.some((e) => e.type === 'change.commented'));
+  });
+
+  test('nothing to document: completed without a pull request, and the source PR is told why', async () => {
+    model.push(
+      toolCall('finish', {
+        title: 'No docs change',
+        summary: 'No documentation change needed: the pull request only renames a private helper.',
+      }),
+    );
+    const id = await create({
+      prompt: 'Document this if users need it.',
+      changes: [{ repository: 'docs', pullRequest: pull }],
+    });
+    const done = await ended(id);
+    assert.equal(done.status, 'completed', JSON.stringify(done.error));
+    assert.equal(done.prLink, null);
+    assert.equal(done.changes.length, 1);
+    const last = github
+      .repo('octo/docs')
+      .comments.filter((c) => c.issue === pull)
+      .at(-1);
+    assert.match(last?.body ?? '', /^No documentation change was needed[\s\S]*renames a private helper/);
+  });
+
+  test('a change the host does not have ends the job change-unavailable before any model call', async () => {
+    const requestsBefore = model.requests.length;
+    const id = await create({ prompt: `Provided code change: ${repository}/pull/9999.` });
+    const done = await ended(id);
+    assert.equal(done.status, 'failed');
+    assert.equal(done.error?.code, 'change-unavailable');
+    assert.match(done.error?.message ?? '', /docs#9999/);
+    assert.doesNotMatch(done.error?.message ?? '', new RegExp(TOKEN));
+    assert.equal(model.requests.length, requestsBefore, 'the model was never called');
+  });
+});
