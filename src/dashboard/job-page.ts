@@ -38,11 +38,19 @@ const runOutcome: Record<JobRunRow['status'], string> = {
 export const jobStatus = (job: AgentJob): Html =>
   statusBadge(job.status, html`role="status" aria-labelledby="status-label" id="job-status"`);
 
+/** `api#42`, `docs@1a2b3c4d5e6f`. */
+const changeName = (change: AgentJob['changes'][number]) =>
+  change.kind === 'pull-request'
+    ? `${change.repository}#${change.number}`
+    : `${change.repository}@${change.sha.slice(0, 12)}`;
+
 /** Pull request, branch, model, usage, error: the part of the page that changes when a run ends. */
 export function jobDetails(job: AgentJob, now: Date): Html {
   // What is missing now may come while a run is under way, and no longer once the job has ended.
   const none = html`<span class="muted">${job.status === 'active' ? 'none yet' : 'none'}</span>`;
-  return html`<dl class="facts">
+  // A job that found nothing to document says why, where nobody can miss it (SPEC §16).
+  const noChange = job.status === 'completed' && !job.prLink && !job.branch && job.summary;
+  return html`${noChange && html`<div class="flash no-change" role="note" aria-labelledby="no-change-heading"><strong id="no-change-heading">No documentation change</strong><p>${job.summary}</p></div>`}<dl class="facts">
   <dt id="status-label">Status</dt><dd>${jobStatus(job)}</dd>
   <dt>Pull request</dt><dd>${
     isWebLink(job.prLink)
@@ -50,6 +58,7 @@ export function jobDetails(job: AgentJob, now: Date): Html {
       : html`<span class="muted">${job.status === 'active' ? 'When the run ends' : job.branch ? 'None (this host opens none)' : 'None: no files changed'}</span>`
   }</dd>
   <dt>Branch</dt><dd>${job.branch ? html`<code>${job.branch}</code>` : none}</dd>
+  ${job.changes.length > 0 && html`<dt>Code changes</dt><dd><ul class="plain">${job.changes.map((change) => html`<li>${isWebLink(change.url) ? html`<a href="${change.url}" rel="noreferrer">${changeName(change)}</a>` : changeName(change)} <span class="small muted">${change.title}</span></li>`)}</ul></dd>`}
   <dt>Base</dt><dd><code>${job.source.ref}</code></dd>
   <dt>Model</dt><dd>${job.model ? html`<code>${job.model}</code>` : html`<span class="muted">not configured</span>`}</dd>
   <dt>Tokens</dt><dd>${job.usage ? `${formatNumber(job.usage.inputTokens)} in · ${formatNumber(job.usage.outputTokens)} out` : none}</dd>

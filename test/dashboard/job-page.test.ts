@@ -170,7 +170,7 @@ describe('job page: live status and transcript, diff, follow-up, archive', () =>
     assert.equal(await page.evaluate('window.stillTheSamePage'), true, 'the list updated without a reload');
   });
 
-  test('a job that ended without changes says so (no “none yet”); on a phone its details come before the transcript', async () => {
+  test('a job that ended without changes says so, with the agent’s reason (no “none yet”); on a phone its details come before the transcript', async () => {
     model.push({
       text: 'Nothing to change.',
       ...toolCall('finish', { title: 'Nothing', summary: 'Already right.' }, { delayMs: 1_000 }),
@@ -184,7 +184,11 @@ describe('job page: live status and transcript, diff, follow-up, archive', () =>
     await waitFor(async () => (await status().textContent()) === 'completed', { timeoutMs: 20_000 });
     // Updated live when the run ends, and so rendered after.
     await waitFor(async () => (await fact('Branch').innerText()) === 'none', { timeoutMs: 10_000 });
+    // The agent's reason, first in the details, live and after a reload.
+    const reason = page.getByRole('note', { name: 'No documentation change' });
+    assert.match(await reason.innerText(), /Already right\./);
     await page.reload();
+    assert.match(await reason.innerText(), /Already right\./);
     assert.equal(await fact('Branch').innerText(), 'none');
     assert.equal(await fact('Pull request').innerText(), 'None: no files changed');
 
