@@ -1,3 +1,5 @@
+import { type Automations, createAutomations } from './automations/automations-module.ts';
+import { type ContextRepositories, NO_CONTEXT_REPOSITORIES } from './automations/repositories.ts';
 import type { Config } from './config.ts';
 import { environmentSecrets } from './environment-secrets.ts';
 import { DocwrightError } from './errors.ts';
@@ -28,6 +30,8 @@ export interface App {
   sessions: SessionService;
   /** Webhook endpoints and their deliveries (SPEC §13). */
   webhooks: WebhookService;
+  /** Automations, their runs and inbound code-host webhooks (SPEC §17). */
+  automations: Automations;
   /** Wake-ups between processes (job queued, run cancelled, new events). */
   signals: Signals;
   metrics: Metrics;
@@ -42,6 +46,8 @@ export interface OpenAppOptions {
   migrate?: boolean;
   /** Clock, injectable for tests. */
   now?: () => Date;
+  /** The context repositories automations watch and their webhook secrets (tests). */
+  contexts?: ContextRepositories;
 }
 
 export async function openApp(config: Config, options: OpenAppOptions = {}): Promise<App> {
@@ -85,18 +91,27 @@ export async function openApp(config: Config, options: OpenAppOptions = {}): Pro
     logger,
   });
   const keys = createKeyService({ store, now, signals });
+  const projects = createProjectService({
+    store,
+    secretBox: getSecretBox,
+    now,
+    signals,
+    keys,
+    mirrors: new MirrorCache(config.mirrors),
+  });
+  const jobs = createJobService({
+    store,
+    promptMaxChars: config.promptMaxChars,
+    defaultRateLimit: config.defaultRateLimit,
+    defaultModel: config.defaultModel,
+    now,
+    publish: (signal) => signals.publish(signal),
+  });
   return {
     config,
     store,
     logger,
-    projects: createProjectService({
-      store,
-      secretBox: getSecretBox,
-      now,
-      signals,
-      keys,
-      mirrors: new MirrorCache(config.mirrors),
-    }),
+    projects,
     keys,
     operators,
     sessions: createSessionService({ store, now }),
@@ -106,13 +121,14 @@ export async function openApp(config: Config, options: OpenAppOptions = {}): Pro
       allowPrivate: config.webhooks.allowPrivate,
       now,
     }),
-    jobs: createJobService({
+    jobs,
+    automations: createAutomations({
       store,
-      promptMaxChars: config.promptMaxChars,
-      defaultRateLimit: config.defaultRateLimit,
-      defaultModel: config.defaultModel,
+      jobs,
+      projects,
+      contexts: options.contexts ?? NO_CONTEXT_REPOSITORIES,
+      logger,
       now,
-      publish: (signal) => signals.publish(signal),
     }),
     signals,
     metrics: createMetrics(store),

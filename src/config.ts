@@ -48,6 +48,11 @@ export interface Config {
   trustProxy: number | string | undefined;
   worker: WorkerSettings;
   webhooks: WebhookSettings;
+  /**
+   * `DOCWRIGHT_AUTOMATION_POLL_SECONDS` (default 300; 0 turns it off): how often the repositories
+   * that enabled automations watch are polled through their hosts' APIs (SPEC §17).
+   */
+  automationPollSeconds: number;
   /** Bounds on Server-Sent Events streams (see src/api/event-stream.ts). */
   streams: StreamLimits;
   /** Budgets of one agent run (SPEC §7; see AgentBudgets). */
@@ -184,6 +189,12 @@ const envSchema = z.object({
     .enum(['0', '1', 'true', 'false', ''], { error: 'must be 1 or 0' })
     .default('0')
     .transform((v) => v === '1' || v === 'true'),
+  DOCWRIGHT_AUTOMATION_POLL_SECONDS: z.coerce
+    .number({ error: 'must be a whole number of seconds (0 turns polling off)' })
+    .int('must be a whole number of seconds (0 turns polling off)')
+    .min(0)
+    .max(86_400)
+    .default(300),
   DOCWRIGHT_STREAMS_PER_KEY: positiveInt.default(DEFAULT_STREAM_LIMITS.perOwner),
   DOCWRIGHT_STREAMS_PER_PROCESS: positiveInt.default(DEFAULT_STREAM_LIMITS.perProcess),
   DOCWRIGHT_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -254,6 +265,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
       maxBytes: Math.round(e.DOCWRIGHT_MIRROR_MAX_MB * 1024 * 1024),
     },
     webhooks: { allowPrivate: e.DOCWRIGHT_WEBHOOK_ALLOW_PRIVATE },
+    automationPollSeconds: e.DOCWRIGHT_AUTOMATION_POLL_SECONDS,
     worker: {
       concurrency: e.DOCWRIGHT_WORKER_CONCURRENCY,
       projectConcurrency: e.DOCWRIGHT_PROJECT_CONCURRENCY,

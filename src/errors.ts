@@ -14,6 +14,7 @@ export const errorStatus = {
   'not-found': 404,
   'project-not-found': 404,
   'job-not-found': 404,
+  'automation-not-found': 404,
   'key-not-found': 404,
   'diff-not-found': 404,
   'webhook-not-found': 404,

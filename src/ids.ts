@@ -35,6 +35,9 @@ export const newWebhookEndpointId = (): string => `whe_${nextUlid().toLowerCase(
 export const newWebhookMessageId = (): string => `msg_${nextUlid().toLowerCase()}`;
 export const newWebhookDeliveryId = (): string => `whd_${nextUlid().toLowerCase()}`;
 export const newServerProcessId = (): string => `srv_${nextUlid().toLowerCase()}`;
+export const newAutomationId = (): string => `aut_${nextUlid().toLowerCase()}`;
+export const newAutomationRunId = (): string => `arun_${nextUlid().toLowerCase()}`;
+export const newHookDeliveryId = (): string => `hkd_${nextUlid().toLowerCase()}`;
 
 const jobIdRe = new RegExp(`^job_${ulidPattern}$`);
 const projectIdRe = new RegExp(`^prj_${ulidPattern}$`);
@@ -47,3 +50,7 @@ const webhookEndpointIdRe = new RegExp(`^whe_${ulidPattern}$`);
 const webhookDeliveryIdRe = new RegExp(`^whd_${ulidPattern}$`);
 export const isWebhookEndpointId = (value: string): boolean => webhookEndpointIdRe.test(value);
 export const isWebhookDeliveryId = (value: string): boolean => webhookDeliveryIdRe.test(value);
+const automationIdRe = new RegExp(`^aut_${ulidPattern}$`);
+const automationRunIdRe = new RegExp(`^arun_${ulidPattern}$`);
+export const isAutomationId = (value: string): boolean => automationIdRe.test(value);
+export const isAutomationRunId = (value: string): boolean => automationRunIdRe.test(value);

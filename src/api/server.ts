@@ -5,6 +5,7 @@ import type { App } from '../app.ts';
 import { registerV1Routes } from '../compat/v1.ts';
 import { registerDashboard } from '../dashboard/index.ts';
 import { DocwrightError, errorStatus } from '../errors.ts';
+import { registerHookRoutes } from '../hooks/hook-route.ts';
 import type { Logger } from '../logger.ts';
 import { VERSION } from '../version.ts';
 import { PROBLEM_CONTENT_TYPE, problemBody, sendProblem, toDocwrightError } from './problem.ts';
@@ -34,7 +35,8 @@ function refusedJson(body: unknown): string | undefined {
     const [value, depth] = item;
     // PostgreSQL text cannot hold U+0000; refusing it here keeps both databases alike.
     if (typeof value === 'string' && value.includes('\0')) return 'contains a NUL character (\\u0000)';
-    if (value === null || typeof value !== 'object') continue;
+    // A raw body (the code hosts' webhooks) is bytes, not JSON.
+    if (value === null || typeof value !== 'object' || value instanceof Uint8Array) continue;
     if (depth > MAX_JSON_DEPTH) return `is nested more than ${MAX_JSON_DEPTH} levels deep`;
     for (const [key, child] of Object.entries(value)) pending.push([key, depth], [child, depth + 1]);
   }
@@ -200,5 +202,6 @@ export function buildServer(app: App): FastifyInstance {
   registerJobRoutes(server, app);
   registerDashboard(server, app);
   registerV1Routes(server, app);
+  registerHookRoutes(server, app);
   return server;
 }

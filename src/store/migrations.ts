@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { DEFAULT_MIGRATION_TABLE, type Migration, Migrator } from 'kysely/migration';
 import { DocwrightError } from '../errors.ts';
 import { VERSION } from '../version.ts';
+import { automationsMigration } from './automation-migration.ts';
 import { type DialectName, isDatabaseUnavailable, keepRowCounts, withAutoIncrementId } from './dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -395,6 +396,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
           .execute();
       },
     },
+    '0011_automations': automationsMigration,
   };
 }
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildServer } from '../../src/api/server.ts';
 import { type App, openApp } from '../../src/app.ts';
+import type { ContextRepositories } from '../../src/automations/repositories.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
@@ -22,18 +23,22 @@ export interface TestAppOptions {
   /** Extra environment (DOCWRIGHT_RATE_LIMIT…). */
   env?: Record<string, string>;
   now?: () => Date;
+  /** The context repositories and webhook secrets automations see (src/automations/repositories.ts). */
+  contexts?: ContextRepositories;
 }
 
 /** A docwright app and HTTP server on an isolated database, for in-process tests. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = await createTestDatabase();
   const config = loadConfig({ ...database.env, DOCWRIGHT_LOG_LEVEL: 'silent', ...options.env });
-  const app = await openApp(config, { logger: createLogger('silent'), now: options.now }).catch(
-    async (error) => {
-      await database.drop();
-      throw error;
-    },
-  );
+  const app = await openApp(config, {
+    logger: createLogger('silent'),
+    now: options.now,
+    contexts: options.contexts,
+  }).catch(async (error) => {
+    await database.drop();
+    throw error;
+  });
   const server = buildServer(app);
   return {
     app,

@@ -26,6 +26,7 @@ export const ALL_MIGRATIONS = [
   '0007_head_branches',
   '0008_server_processes',
   '0010_job_changes',
+  '0011_automations',
 ];
 
 /** A `projects` row written straight to the database (for tests below the services). */

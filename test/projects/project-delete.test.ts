@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { recordRun } from '../../src/automations/run-store.ts';
 import type { Signal } from '../../src/store/signals.ts';
 import type { Runner } from '../../src/worker/runner.ts';
 import { Worker } from '../../src/worker/worker.ts';
@@ -24,6 +25,10 @@ const PROJECT_TABLES = [
   'rate_limit_uses',
   'rate_limit_counts',
   'project_usage',
+  'automations',
+  'automation_runs',
+  'hook_deliveries',
+  'automation_poll_cursors',
 ] as const;
 
 describe('deleting a project', () => {
@@ -94,6 +99,35 @@ describe('deleting a project', () => {
       url: 'https://hooks.example.com/a',
       events: ['job.archived'],
     });
+    // An automation with a skipped run, a stored inbound delivery and a poll cursor.
+    const automation = await t.app.automations.service.create(doomed.projectId, {
+      name: 'Docs',
+      trigger: { type: 'manual' },
+      instruction: 'Update the docs',
+    });
+    await recordRun(t.app.store.db, ['manual:1'], {
+      automationId: automation.id,
+      projectId: doomed.projectId,
+      triggerType: 'manual',
+      changes: [],
+      scheduledFor: null,
+      outcome: 'skipped',
+      reason: 'disabled',
+      at: new Date(),
+    });
+    await t.app.automations.deliveries.store({
+      projectId: doomed.projectId,
+      name: 'docs',
+      deliveryId: 'd-1',
+      host: 'github',
+      event: 'push',
+      contentType: 'application/json',
+      body: new TextEncoder().encode('{}'),
+    });
+    await t.app.store.db
+      .insertInto('automation_poll_cursors')
+      .values({ project_id: doomed.projectId, repository: 'docs', cursor: '{}', updated_at: 'x' })
+      .execute();
     const archived = await t.app.jobs.create(
       doomed.projectId,
       { prompt: 'Then archived' },

@@ -1,0 +1,136 @@
+/**
+ * The background work of automations in a server process (SPEC §17): stored webhook deliveries
+ * processed (woken by the hook endpoint after each store; those left by a crash are picked up at
+ * start), schedules checked when due, repositories polled every `DOCWRIGHT_AUTOMATION_POLL_SECONDS`,
+ * and runs whose job a stopped process never created started. Any number of processes may run
+ * this beside one database: every run is recorded once by its keys (run-store.ts), so that two
+ * processes handling one delivery or one scheduled time create one run.
+ */
+import type { App } from '../app.ts';
+import { isDocwrightError } from '../errors.ts';
+import { type ListChanges, listThroughHost } from './change-listing.ts';
+import { processDelivery } from './hook-processing.ts';
+import { pollOnce } from './poller.ts';
+import { tickSchedules } from './scheduler.ts';
+
+export interface AutomationLoopOptions {
+  /** How often waiting deliveries and due schedules are looked for without a wake-up (default 15 s). */
+  checkMs?: number;
+  /** Polling period; default the configuration's `automationPollSeconds` (0: off). */
+  pollSeconds?: number;
+  /** How a repository's changes are listed (tests give a double). */
+  listChanges?: ListChanges;
+}
+
+export class AutomationLoop {
+  readonly #app: App;
+  readonly #checkMs: number;
+  readonly #pollMs: number;
+  readonly #listChanges: ListChanges;
+  readonly #timers: NodeJS.Timeout[] = [];
+  #pass: Promise<void> | undefined;
+  #again = false;
+  #stopping = false;
+  #unsubscribe: (() => void) | undefined;
+
+  constructor(app: App, options: AutomationLoopOptions = {}) {
+    this.#app = app;
+    this.#checkMs = options.checkMs ?? 15_000;
+    this.#pollMs = (options.pollSeconds ?? app.config.automationPollSeconds) * 1000;
+    this.#listChanges = options.listChanges ?? listThroughHost;
+  }
+
+  start(): void {
+    this.#unsubscribe = this.#app.automations.onDelivery(() => this.wake());
+    const every = (ms: number, task: () => unknown) => {
+      const timer = setInterval(task, ms);
+      timer.unref();
+      this.#timers.push(timer);
+    };
+    every(this.#checkMs, () => this.wake());
+    if (this.#pollMs > 0) every(this.#pollMs, () => void this.poll().catch(() => {}));
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    this.#unsubscribe?.();
+    for (const timer of this.#timers) clearInterval(timer);
+    await this.#pass;
+  }
+
+  /** Runs a pass soon (another one after the current pass when one is going). */
+  wake(): void {
+    if (this.#stopping) return;
+    if (this.#pass) {
+      this.#again = true;
+      return;
+    }
+    this.#pass = this.runPass()
+      .catch((error: unknown) =>
+        this.#app.logger.warn({ err: { message: (error as Error).message } }, 'automation pass failed'),
+      )
+      .finally(() => {
+        this.#pass = undefined;
+        if (this.#again) {
+          this.#again = false;
+          this.wake();
+        }
+      });
+  }
+
+  /** Waits for the pass under way, if any (tests). */
+  async idle(): Promise<void> {
+    while (this.#pass) await this.#pass;
+  }
+
+  /** One pass: waiting deliveries, due schedules, runs to resume. */
+  async runPass(): Promise<void> {
+    await this.processDeliveries();
+    if (this.#stopping) return;
+    await this.tickSchedules(this.#app.now());
+    await this.#app.automations.service.resumeRuns();
+  }
+
+  /** Processes every waiting delivery; returns how many. */
+  async processDeliveries(): Promise<number> {
+    const { deliveries, service } = this.#app.automations;
+    let done = 0;
+    for (;;) {
+      const batch = await deliveries.waiting();
+      if (batch.length === 0 || this.#stopping) return done;
+      for (const row of batch) {
+        let result: string;
+        try {
+          result = await processDelivery(row, { deliveries, automations: service });
+        } catch (error) {
+          // A database failure leaves the delivery waiting for the next pass; a refusal is its result.
+          if (!isDocwrightError(error) || error.status >= 500) throw error;
+          result = `failed: ${error.code}`;
+        }
+        await deliveries.markProcessed(row.id, result);
+        done++;
+      }
+    }
+  }
+
+  /** Checks the schedules at `now` (the app's clock by default). */
+  tickSchedules(now: Date) {
+    return tickSchedules(this.#deps(), now);
+  }
+
+  /** Polls every watched repository once. */
+  poll() {
+    return pollOnce({ ...this.#deps(), db: this.#app.store.db, now: this.#app.now });
+  }
+
+  #deps() {
+    return {
+      automations: this.#app.automations.service,
+      projects: this.#app.projects,
+      contexts: this.#app.automations.contexts,
+      listChanges: this.#listChanges,
+      logger: this.#app.logger,
+    };
+  }
+}

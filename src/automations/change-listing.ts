@@ -1,0 +1,42 @@
+/**
+ * Merged changes of a project's repositories through their hosts' APIs (src/git/hosts), for the
+ * polling fallback and for batched schedules: the repositories automations watch, with the
+ * credentials to list them.
+ */
+import { type ChangeCursor, createHost, type MergedChanges } from '../git/hosts/index.ts';
+import type { ProjectService } from '../projects/projects.ts';
+import { DOCS_REPOSITORY } from './automation.ts';
+import type { ContextRepositories, WatchedRepository } from './repositories.ts';
+
+/** Lists a repository's changes after a cursor (injectable: tests give a double). */
+export type ListChanges = (
+  repository: WatchedRepository,
+  ref: string,
+  since: ChangeCursor,
+  signal?: AbortSignal,
+) => Promise<MergedChanges>;
+
+export const listThroughHost: ListChanges = (repository, ref, since, signal) =>
+  createHost(
+    { host: repository.host, repository: repository.repository, apiUrl: repository.apiUrl },
+    { token: repository.token },
+  ).listMergedChanges({ ref, since, signal });
+
+/** The project's repositories by name, `docs` (its own, with its token) first. */
+export async function repositoriesOf(
+  projectId: string,
+  deps: { projects: ProjectService; contexts: ContextRepositories },
+): Promise<WatchedRepository[]> {
+  const project = await deps.projects.getRow(projectId);
+  if (!project) return [];
+  const secrets = await deps.projects.getSecrets(projectId);
+  const docs: WatchedRepository = {
+    name: DOCS_REPOSITORY,
+    repository: project.repository,
+    host: project.host as WatchedRepository['host'],
+    apiUrl: project.api_url,
+    ref: project.ref,
+    token: secrets.token,
+  };
+  return [docs, ...(await deps.contexts.accessFor(projectId))];
+}

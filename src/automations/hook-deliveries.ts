@@ -1,0 +1,118 @@
+/**
+ * Verified webhook deliveries (SPEC §17, "Events in"): which secret and host a hook URL's
+ * deliveries are checked against, and the durable store that answers 202 before any processing.
+ * A delivery is stored once per (project, name, delivery id): a redelivery stores nothing.
+ */
+import type { Kysely } from 'kysely';
+import { newHookDeliveryId } from '../ids.ts';
+import type { ProjectService } from '../projects/projects.ts';
+import type { HookDeliveryTable } from '../store/automation-schema.ts';
+import type { Database } from '../store/schema.ts';
+import { DOCS_REPOSITORY } from './automation.ts';
+import type { HookHost } from './code-events.ts';
+import type { ContextRepositories, WatchedRepository } from './repositories.ts';
+
+export interface HookDeliveryInput {
+  projectId: string;
+  name: string;
+  deliveryId: string;
+  host: HookHost;
+  event: string | null;
+  contentType: string | null;
+  body: Uint8Array;
+}
+
+export type HookDeliveryRow = HookDeliveryTable;
+
+export type HookDeliveryStore = ReturnType<typeof createHookDeliveryStore>;
+
+export function createHookDeliveryStore(deps: {
+  store: { db: Kysely<Database> };
+  projects: ProjectService;
+  contexts: ContextRepositories;
+  now: () => Date;
+}) {
+  const { db } = deps.store;
+
+  /** The project's repository named `name` (`docs`: its own), with credentials; undefined when there is none. */
+  async function repositoryOf(projectId: string, name: string): Promise<WatchedRepository | undefined> {
+    if (name === DOCS_REPOSITORY) {
+      const project = await deps.projects.getRow(projectId);
+      if (!project) return undefined;
+      return {
+        name,
+        repository: project.repository,
+        host: project.host as WatchedRepository['host'],
+        apiUrl: project.api_url,
+        ref: project.ref,
+      };
+    }
+    return (await deps.contexts.accessFor(projectId)).find((r) => r.name === name);
+  }
+
+  return {
+    repositoryOf,
+
+    /**
+     * What deliveries to `/hooks/{projectId}/{name}` are checked with: the secret, and the
+     * repository's host (null for a local one: the headers tell). Undefined: no such project,
+     * repository or secret — every delivery is refused alike.
+     */
+    async verifierFor(
+      projectId: string,
+      name: string,
+    ): Promise<{ secret: string; host: HookHost | null } | undefined> {
+      if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name) || !/^prj_[0-9a-z]{26}$/.test(projectId)) {
+        return undefined;
+      }
+      const repository = await repositoryOf(projectId, name);
+      if (!repository) return undefined;
+      const secret = await deps.contexts.webhookSecretFor(projectId, name);
+      if (!secret) return undefined;
+      return { secret, host: repository.host === 'local' ? null : repository.host };
+    },
+
+    /** Stores a verified delivery; false when the same delivery id was stored before. */
+    async store(delivery: HookDeliveryInput): Promise<boolean> {
+      const inserted = await db
+        .insertInto('hook_deliveries')
+        .values({
+          id: newHookDeliveryId(),
+          project_id: delivery.projectId,
+          name: delivery.name,
+          delivery_id: delivery.deliveryId,
+          host: delivery.host,
+          event: delivery.event,
+          content_type: delivery.contentType,
+          body: Buffer.from(delivery.body).toString('base64'),
+          received_at: deps.now().toISOString(),
+          processed_at: null,
+          result: null,
+        })
+        .onConflict((oc) => oc.columns(['project_id', 'name', 'delivery_id']).doNothing())
+        .returning('id')
+        .execute();
+      return inserted.length === 1;
+    },
+
+    /** Deliveries not processed yet, oldest first. */
+    async waiting(limit = 20): Promise<HookDeliveryRow[]> {
+      return db
+        .selectFrom('hook_deliveries')
+        .selectAll()
+        .where('processed_at', 'is', null)
+        .orderBy('received_at')
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+    },
+
+    async markProcessed(id: string, result: string): Promise<void> {
+      await db
+        .updateTable('hook_deliveries')
+        .set({ processed_at: deps.now().toISOString(), result: result.slice(0, 500) })
+        .where('id', '=', id)
+        .execute();
+    },
+  };
+}

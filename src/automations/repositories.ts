@@ -1,0 +1,33 @@
+/**
+ * What automations need to know about a project's repositories, behind a narrow interface: the
+ * context repositories (SPEC §16) are another service's, and tests give their own.
+ */
+import type { HostKind } from '../git/hosts/index.ts';
+
+/** A repository an automation can watch, with what it takes to reach its host's API. */
+export interface WatchedRepository {
+  /** The context repository's name, or `docs` for the project's own. */
+  name: string;
+  /** Its web URL (or local path). */
+  repository: string;
+  host: HostKind;
+  apiUrl: string | null;
+  /** The branch whose changes count; null: the host's default branch (unknown here). */
+  ref: string | null;
+  /** The token the host's API takes, when one is configured. */
+  token?: string | undefined;
+}
+
+/** The context repositories of a project and their webhook secrets. */
+export interface ContextRepositories {
+  /** The project's context repositories (never `docs`), with their credentials. */
+  accessFor(projectId: string): Promise<WatchedRepository[]>;
+  /** The secret that webhooks to `/hooks/{projectId}/{name}` are signed with, when there is one. */
+  webhookSecretFor(projectId: string, name: string): Promise<string | undefined>;
+}
+
+/** No context repositories and no secrets: every delivery is refused, nothing is polled but `docs`. */
+export const NO_CONTEXT_REPOSITORIES: ContextRepositories = {
+  accessFor: async () => [],
+  webhookSecretFor: async () => undefined,
+};

@@ -1,0 +1,92 @@
+/**
+ * `POST /hooks/{projectId}/{name}` (SPEC §17, "Events in"): a code host's webhook for the
+ * project's repository `name` (a context repository, or `docs`). This endpoint faces the
+ * internet, so an unauthenticated request costs no more than a signature check: what the headers
+ * alone condemn is refused before the body is read, the body is read raw and bounded
+ * (`MAX_EVENT_BODY_BYTES`), its signature checked over those bytes, and only then is anything
+ * parsed or stored. A verified delivery is stored (once per delivery id: a redelivery stores
+ * nothing) and answered 202 at once; the background loop processes it (automation-loop.ts).
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { App } from '../app.ts';
+import type { HookHost } from '../automations/code-events.ts';
+import { MAX_EVENT_BODY_BYTES } from '../automations/host-events.ts';
+import { DocwrightError } from '../errors.ts';
+import { deliveryIdOf, eventOf } from './deliveries.ts';
+import { type HeaderSource, headerValue } from './headers.ts';
+import { checkBeforeBody, type SignatureCheck, verifySignature } from './signatures.ts';
+
+type HookParams = { Params: { projectId: string; name: string } };
+
+interface Verifier {
+  secret: string;
+  host: HookHost;
+}
+
+/** The host a delivery is from when the repository's does not say (a local repository): its event header. */
+function sniffHost(headers: HeaderSource): HookHost {
+  if (
+    headerValue(headers, 'X-Gitea-Event') !== undefined ||
+    headerValue(headers, 'X-Forgejo-Event') !== undefined
+  ) {
+    return 'gitea';
+  }
+  return headerValue(headers, 'X-Gitlab-Event') !== undefined ? 'gitlab' : 'github';
+}
+
+const refused = (message: string) => new DocwrightError('unauthorized', `webhook refused: ${message}`);
+
+function refusal(check: Extract<SignatureCheck, { ok: false }>): DocwrightError {
+  // Whether the project, the repository or a secret exists is nobody's business without one.
+  return refused(check.refusal === 'no-secret' ? 'the signature does not verify' : check.message);
+}
+
+export function registerHookRoutes(server: FastifyInstance, app: App): void {
+  const verifiers = new WeakMap<FastifyRequest, Verifier>();
+
+  server.register(async (scope) => {
+    // Bodies are taken as bytes, whatever their type: the signature covers them as received.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser(
+      '*',
+      { parseAs: 'buffer', bodyLimit: MAX_EVENT_BODY_BYTES },
+      (_r, body, done) => done(null, body),
+    );
+
+    scope.post<HookParams>(
+      '/hooks/:projectId/:name',
+      {
+        bodyLimit: MAX_EVENT_BODY_BYTES,
+        // Before the body is read: who signs for this URL, and what the headers alone refuse.
+        onRequest: async (request) => {
+          const { projectId, name } = request.params;
+          const found = await app.automations.deliveries.verifierFor(projectId, name);
+          const host = found?.host ?? sniffHost(request.headers);
+          const early = checkBeforeBody(host, request.headers, found?.secret ?? '');
+          if (early !== null && !early.ok) throw refusal(early);
+          verifiers.set(request, { secret: found!.secret, host });
+        },
+      },
+      async (request, reply) => {
+        const verifier = verifiers.get(request)!;
+        const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+        const check = verifySignature(verifier.host, request.headers, body, verifier.secret);
+        if (!check.ok) throw refusal(check);
+        const event = eventOf(verifier.host, request.headers);
+        if (event === 'ping') return reply.status(200).send({ received: true, event });
+        const { projectId, name } = request.params;
+        const stored = await app.automations.deliveries.store({
+          projectId,
+          name,
+          deliveryId: deliveryIdOf(verifier.host, request.headers, body),
+          host: verifier.host,
+          event,
+          contentType: request.headers['content-type'] ?? null,
+          body,
+        });
+        if (stored) app.automations.deliveryStored();
+        return reply.status(202).send({ received: true, event, duplicate: !stored });
+      },
+    );
+  });
+}

@@ -1,0 +1,232 @@
+// Inbound code-host webhooks end to end over real HTTP on both databases (SPEC §17): a signed
+// merge event of each host becomes exactly one run and one job carrying the change; the same
+// delivery again creates nothing; a bad signature gets 401 and stores nothing; own and filtered
+// changes are recorded skipped with their reason.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { AutomationLoop } from '../../src/automations/automation-loop.ts';
+import type { HookHost } from '../../src/automations/code-events.ts';
+import type { ContextRepositories } from '../../src/automations/repositories.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { MERGE_SAMPLES, samplePayload, signedHeaders } from '../helpers/hook-deliveries.ts';
+
+const SECRET = 'whsec-automation-test-0123456789';
+const contexts: ContextRepositories = {
+  accessFor: async () => [],
+  webhookSecretFor: async (_projectId, name) => (name === 'docs' ? SECRET : undefined),
+};
+
+describe('POST /hooks/{projectId}/{name}', () => {
+  let t: TestApp;
+  let base: string;
+  let loop: AutomationLoop;
+  const projects: Record<HookHost, string> = { github: '', gitlab: '', gitea: '' };
+  const automations: Record<HookHost, string> = { github: '', gitlab: '', gitea: '' };
+
+  before(async () => {
+    t = await startTestApp({ contexts });
+    base = await t.listen();
+    loop = new AutomationLoop(t.app, { pollSeconds: 0 });
+    for (const host of ['github', 'gitlab', 'gitea'] as const) {
+      const sample = MERGE_SAMPLES[host];
+      const project = await t.app.projects.create({
+        name: `Docs on ${host}`,
+        repository: sample.repository,
+        host,
+        token: 'tok-automation-test-0123456789',
+        ref: 'main',
+        model: 'openai/gpt-test',
+      });
+      projects[host] = project.id;
+      const automation = await t.app.automations.service.create(project.id, {
+        name: 'Update docs',
+        trigger: { type: 'code-change', repositories: ['docs'] },
+        instruction: 'Update the docs for this change.',
+      });
+      automations[host] = automation.id;
+    }
+  });
+  after(() => t.close());
+
+  const deliver = (projectId: string, body: string, headers: Record<string, string>) =>
+    fetch(`${base}/hooks/${projectId}/docs`, { method: 'POST', headers, body }).then(async (res) => ({
+      status: res.status,
+      body: await res.text(),
+    }));
+  const count = async (table: 'hook_deliveries' | 'automation_runs' | 'jobs', projectId: string) =>
+    Number(
+      (
+        await t.app.store.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('project_id', '=', projectId)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+
+  for (const host of ['github', 'gitlab', 'gitea'] as const) {
+    test(`${host}: a signed merge event → 202, one run and one job carrying the change; the same delivery again → nothing new`, async () => {
+      const sample = MERGE_SAMPLES[host];
+      const projectId = projects[host];
+      const payload = samplePayload(sample.payload);
+      // GitLab's sample carries the label `No-Docs` (the default skip label): the next test uses it.
+      if (host === 'gitlab') payload.labels = [];
+      const body = JSON.stringify(payload);
+      const headers = signedHeaders(host, sample.event, body, SECRET, `delivery-${host}-1`);
+      const first = await deliver(projectId, body, headers);
+      assert.equal(first.status, 202, first.body);
+      await loop.processDeliveries();
+      const { runs } = await t.app.automations.service.runs(projectId, automations[host]);
+      assert.equal(runs.length, 1);
+      const [run] = runs;
+      assert.deepEqual(run!.trigger.changes, [{ repository: 'docs', pullRequest: sample.number }]);
+      assert.equal(run!.outcome, 'running');
+      assert.ok(run!.jobId, 'the run started a job');
+      const changes = await t.app.store.db
+        .selectFrom('job_runs')
+        .select('changes')
+        .where('job_id', '=', run!.jobId!)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(JSON.parse(changes.changes!), [
+        { repository: 'docs', kind: 'pull-request', number: sample.number },
+      ]);
+
+      const again = await deliver(projectId, body, headers);
+      assert.equal(again.status, 202, again.body);
+      assert.equal(JSON.parse(again.body).duplicate, true);
+      await loop.processDeliveries();
+      assert.equal(await count('hook_deliveries', projectId), 1);
+      assert.equal(await count('automation_runs', projectId), 1);
+      assert.equal(await count('jobs', projectId), 1);
+
+      // A redelivery under a new id (a host's manual "redeliver" of the same change) is stored but runs nothing.
+      const other = await deliver(
+        projectId,
+        body,
+        signedHeaders(host, sample.event, body, SECRET, `delivery-${host}-2`),
+      );
+      assert.equal(other.status, 202);
+      await loop.processDeliveries();
+      assert.equal(await count('hook_deliveries', projectId), 2);
+      assert.equal(await count('automation_runs', projectId), 1);
+      assert.equal(await count('jobs', projectId), 1);
+    });
+
+    test(`${host}: a bad or missing signature → 401 and nothing stored`, async () => {
+      const sample = MERGE_SAMPLES[host];
+      const projectId = projects[host];
+      const before = await count('hook_deliveries', projectId);
+      const body = JSON.stringify(samplePayload(sample.payload));
+      const wrong = await deliver(projectId, body, signedHeaders(host, sample.event, body, `${SECRET}x`));
+      assert.equal(wrong.status, 401, wrong.body);
+      assert.equal(JSON.parse(wrong.body).code, 'unauthorized');
+      // Signed, then changed on the way.
+      const tampered = await deliver(
+        projectId,
+        body.replace('"main"', '"mainx"'),
+        signedHeaders(host, sample.event, body, SECRET),
+      );
+      assert.equal(tampered.status, host === 'gitlab' ? 202 : 401, tampered.body);
+      const {
+        'x-hub-signature-256': _a,
+        'x-gitlab-token': _b,
+        'x-gitea-signature': _c,
+        ...unsigned
+      } = signedHeaders(host, sample.event, body, SECRET);
+      const missing = await deliver(projectId, body, unsigned);
+      assert.equal(missing.status, 401);
+      assert.equal(await count('hook_deliveries', projectId), before + (host === 'gitlab' ? 1 : 0));
+      await loop.processDeliveries();
+    });
+  }
+
+  test('an unknown project or repository name → 401 alike, nothing stored', async () => {
+    const sample = MERGE_SAMPLES.github;
+    const body = JSON.stringify(samplePayload(sample.payload));
+    const headers = signedHeaders('github', sample.event, body, SECRET);
+    for (const url of [`/hooks/prj_00000000000000000000000000/docs`, `/hooks/${projects.github}/api`]) {
+      const res = await fetch(`${base}${url}`, { method: 'POST', headers, body });
+      assert.equal(res.status, 401, url);
+    }
+  });
+
+  test('ping → 200 and nothing stored', async () => {
+    const body = JSON.stringify(samplePayload('github-ping'));
+    const projectId = projects.github;
+    const before = await count('hook_deliveries', projectId);
+    const res = await deliver(projectId, body, signedHeaders('github', 'ping', body, SECRET));
+    assert.equal(res.status, 200, res.body);
+    assert.equal(await count('hook_deliveries', projectId), before);
+  });
+
+  test('own changes and labelled changes are recorded skipped with their reason, and start no job', async () => {
+    const projectId = projects.github;
+    const jobsBefore = await count('jobs', projectId);
+    const own = samplePayload('github-pull-request-merged');
+    own.pull_request.number = 101;
+    own.number = 101;
+    own.pull_request.merge_commit_sha = 'a'.repeat(40);
+    own.pull_request.head.sha = 'b'.repeat(40);
+    own.pull_request.head.ref = 'docwright/update-widgets';
+    const labelled = samplePayload('github-pull-request-merged');
+    labelled.pull_request.number = 102;
+    labelled.number = 102;
+    labelled.pull_request.merge_commit_sha = 'c'.repeat(40);
+    labelled.pull_request.head.sha = 'd'.repeat(40);
+    labelled.pull_request.labels = [{ name: 'No-Docs' }];
+    for (const payload of [own, labelled]) {
+      const body = JSON.stringify(payload);
+      const res = await deliver(projectId, body, signedHeaders('github', 'pull_request', body, SECRET));
+      assert.equal(res.status, 202);
+    }
+    await loop.processDeliveries();
+    const { runs } = await t.app.automations.service.runs(projectId, automations.github);
+    const byNumber = new Map(
+      runs.map((r) => [(r.trigger.changes[0] as { pullRequest: number }).pullRequest, r]),
+    );
+    assert.equal(byNumber.get(101)?.outcome, 'skipped');
+    assert.equal(byNumber.get(101)?.reason, 'own-change');
+    assert.equal(byNumber.get(102)?.outcome, 'skipped');
+    assert.equal(byNumber.get(102)?.reason, 'label');
+    assert.equal(byNumber.get(101)?.jobId, null);
+    // GitLab's sample merge request is labelled `No-Docs` (any case matches the default skip label).
+    const gitlab = samplePayload('gitlab-merge-request-merged');
+    gitlab.object_attributes.iid = 8;
+    gitlab.object_attributes.merge_commit_sha = '1'.repeat(40);
+    gitlab.object_attributes.last_commit.id = '2'.repeat(40);
+    const body = JSON.stringify(gitlab);
+    const res = await deliver(
+      projects.gitlab,
+      body,
+      signedHeaders('gitlab', 'Merge Request Hook', body, SECRET),
+    );
+    assert.equal(res.status, 202);
+    await loop.processDeliveries();
+    const gitlabRuns = (await t.app.automations.service.runs(projects.gitlab, automations.gitlab)).runs;
+    const run8 = gitlabRuns.find((r) => (r.trigger.changes[0] as { pullRequest: number }).pullRequest === 8);
+    assert.equal(run8?.outcome, 'skipped');
+    assert.equal(run8?.reason, 'label');
+    assert.equal(await count('jobs', projectId), jobsBefore);
+  });
+
+  test('a delivery stored before a crash is processed at the next start', async () => {
+    const projectId = projects.gitea;
+    const payload = samplePayload('gitea-pull-request-merged');
+    payload.pull_request.number = 16;
+    payload.number = 16;
+    payload.pull_request.merge_commit_sha = 'e'.repeat(40);
+    payload.pull_request.head.sha = 'f'.repeat(40);
+    const body = JSON.stringify(payload);
+    const res = await deliver(projectId, body, signedHeaders('gitea', 'pull_request', body, SECRET));
+    assert.equal(res.status, 202);
+    // No loop ran: the delivery waits. A new loop (the next process) takes it at start.
+    const restarted = new AutomationLoop(t.app, { pollSeconds: 0 });
+    restarted.start();
+    await restarted.idle();
+    await restarted.stop();
+    const { runs } = await t.app.automations.service.runs(projectId, automations.gitea);
+    assert.ok(
+      runs.some((r) => (r.trigger.changes[0] as { pullRequest: number }).pullRequest === 16 && r.jobId),
+    );
+  });
+});
