@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { buildServer } from '../api/server.ts';
 import { type App, openApp } from '../app.ts';
+import { AutomationLoop } from '../automations/automation-loop.ts';
 import { loadConfig } from '../config.ts';
 import { announceFirstRun } from '../dashboard/first-run.ts';
 import { DocwrightError } from '../errors.ts';
@@ -98,6 +99,8 @@ export function registerServeCommands(program: Command): void {
       const worker = new Worker(app, { runner: createAgentRunner(app), claim: options.worker });
       // Webhooks are sent by the processes that run jobs (SPEC §13).
       const webhooks = options.worker ? new WebhookDispatcher(app) : undefined;
+      // Inbound deliveries are processed by the process that stored them (and any other, after a crash).
+      const automations = new AutomationLoop(app);
       installSafetyNet(app);
       const address = await server.listen({ port: options.port, host: options.host }).catch(async (error) => {
         await app.close();
@@ -106,13 +109,14 @@ export function registerServeCommands(program: Command): void {
       // Before the process says it listens: a command run from then on sees its settings.
       const record = recordServer(app, { servesApi: true, runsJobs: options.worker });
       onShutdown(app, async () => {
-        await Promise.all([server.close(), worker.stop(), webhooks?.stop()]);
+        await Promise.all([server.close(), worker.stop(), webhooks?.stop(), automations.stop()]);
         await record.stop();
       });
       await record.started;
       await reportAtStart(app);
       worker.start();
       webhooks?.start();
+      automations.start();
       app.logger.info(
         { address, database: app.store.location, worker: options.worker },
         `docwright listening on ${address}`,
