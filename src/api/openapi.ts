@@ -4,6 +4,7 @@ import { v1SessionSchema } from '../compat/v1-session.ts';
 import { jobEventSchema } from '../jobs/events.ts';
 import { agentJobSchema } from '../jobs/job.ts';
 import { createJobBody, listEventsQuery, listJobsQuery, messageBody, retryBody } from '../jobs/requests.ts';
+import { AUTOMATION_REQUEST_SCHEMAS, automationPaths, automationSchemas } from './openapi-automations.ts';
 import { problemSchema } from './problem.ts';
 
 /**
@@ -32,6 +33,7 @@ export function buildOpenApiDocument(options: { promptMaxChars: number; version:
     V1CreateRequest: v1CreateBody,
     V1Session: v1SessionSchema,
     V1SessionList: z.object({ allSessions: z.array(v1SessionSchema) }),
+    ...automationSchemas,
   };
   for (const [id, schema] of Object.entries(schemas)) registry.add(schema, { id });
   const generated = z.toJSONSchema(registry, {
@@ -44,7 +46,12 @@ export function buildOpenApiDocument(options: { promptMaxChars: number; version:
     components[id] = rest;
   }
   // Request bodies are described as clients send them (defaults optional).
-  for (const id of ['CreateJobRequest', 'MessageRequest', 'V1CreateRequest'] as const) {
+  for (const id of [
+    'CreateJobRequest',
+    'MessageRequest',
+    'V1CreateRequest',
+    ...AUTOMATION_REQUEST_SCHEMAS,
+  ] as const) {
     const { $schema: _s, ...rest } = z.toJSONSchema(schemas[id], { io: 'input' }) as Record<string, unknown>;
     components[id] = rest;
   }
@@ -267,6 +274,7 @@ export function buildOpenApiDocument(options: { promptMaxChars: number; version:
         },
       },
       ...v1Paths,
+      ...automationPaths({ projectId, pathParam, json, errors, rateLimitHeaders }),
     },
     components: {
       schemas: components,

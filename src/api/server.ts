@@ -12,6 +12,7 @@ import { PROBLEM_CONTENT_TYPE, problemBody, sendProblem, toDocwrightError } from
 import { setRateLimitHeaders } from './rate-limit-headers.ts';
 import { RequestLogger } from './request-logger.ts';
 import { COMMON_HEADERS } from './response-headers.ts';
+import { registerAutomationRoutes } from './routes/automations.ts';
 import { registerJobRoutes } from './routes/jobs.ts';
 import { registerMetaRoutes } from './routes/meta.ts';
 
@@ -200,6 +201,7 @@ export function buildServer(app: App): FastifyInstance {
 
   registerMetaRoutes(server, app, VERSION);
   registerJobRoutes(server, app);
+  registerAutomationRoutes(server, app);
   registerDashboard(server, app);
   registerV1Routes(server, app);
   registerHookRoutes(server, app);

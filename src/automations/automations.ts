@@ -5,7 +5,7 @@
  * dashboard, CLI, hooks) call this; it owns the SQL of its tables.
  */
 import type { Kysely } from 'kysely';
-import { DocwrightError, isDocwrightError } from '../errors.ts';
+import { DocwrightError, isDocwrightError, type RateLimitState } from '../errors.ts';
 import { isAutomationId, newAutomationId } from '../ids.ts';
 import { requestFingerprint } from '../jobs/idempotency.ts';
 import type { JobService } from '../jobs/jobs.ts';
@@ -118,7 +118,7 @@ export function createAutomationService(options: AutomationServiceOptions) {
       });
       const jobId = (result.body as { id: string }).id;
       await settleRun(db, runId, { jobId });
-      return { jobId };
+      return { jobId, rateLimit: result.rateLimit };
     } catch (error) {
       if (!isDocwrightError(error) || error.status >= 500) throw error;
       const skipped = error.code === 'rate-limited';
@@ -242,7 +242,13 @@ export function createAutomationService(options: AutomationServiceOptions) {
       projectId: string,
       id: string,
       body: unknown,
-    ): Promise<{ automationId: string; runId: string; jobId: string; run: AutomationRun }> {
+    ): Promise<{
+      automationId: string;
+      runId: string;
+      jobId: string;
+      run: AutomationRun;
+      rateLimit: RateLimitState;
+    }> {
       const automation = toAutomation(await mustGetRow(projectId, id));
       const changes = parseTriggerBody(body);
       const at = options.now();
@@ -260,7 +266,7 @@ export function createAutomationService(options: AutomationServiceOptions) {
       // The run is recorded (skipped or failed, with the reason); the caller learns why.
       if ('error' in started) throw started.error;
       const run = toRun(await selectRuns(db).where('r.id', '=', runId).executeTakeFirstOrThrow());
-      return { automationId: automation.id, runId, jobId: started.jobId, run };
+      return { automationId: automation.id, runId, jobId: started.jobId, run, rateLimit: started.rateLimit };
     },
 
     /**

@@ -165,7 +165,7 @@ describe('API contract', () => {
       Object.values(item as Record<string, { tags?: string[]; summary: string }>).map((op) => ({ path, op })),
     );
     const v1 = operations.filter((o) => o.path.startsWith('/v1/'));
-    assert.equal(v1.length, 3);
+    assert.equal(v1.length, 4);
     for (const { path, op } of v1) {
       assert.deepEqual(op.tags, ['Mintlify v1 compatibility (extension)'], path);
       assert.match(op.summary, /^\(extension\) Mintlify v1: /, path);
