@@ -10,7 +10,13 @@ import { followEventStream } from './events-stream.ts';
 import { createTransport } from './http.ts';
 import type {
   AgentJob,
+  Automation,
+  AutomationInput,
+  AutomationRunPage,
+  AutomationTriggered,
+  AutomationUpdateInput,
   CallOptions,
+  ChangeInput,
   CreateJobInput,
   EventsOptions,
   FollowEventsOptions,
@@ -50,6 +56,7 @@ export type DocwrightClient = ReturnType<typeof createClient>;
 const seg = encodeURIComponent;
 const jobsPath = (projectId: string) => `/v2/agent/${seg(projectId)}`;
 const jobPath = (projectId: string, id: string) => `${jobsPath(projectId)}/job/${seg(id)}`;
+const automationPath = (projectId: string, id: string) => `${jobsPath(projectId)}/automations/${seg(id)}`;
 
 export function createClient(options: ClientOptions) {
   let url: URL;
@@ -195,6 +202,84 @@ export function createClient(options: ClientOptions) {
         },
         wait,
       );
+    },
+
+    /** `GET /v2/agent/{projectId}/automations` **(extension)**: newest first. */
+    async listAutomations(projectId: string, call: CallOptions = {}): Promise<Automation[]> {
+      const page = await transport.json<{ automations: Automation[] }>({
+        method: 'GET',
+        path: `${jobsPath(projectId)}/automations`,
+        signal: call.signal,
+      });
+      return page.automations;
+    },
+
+    /** `POST /v2/agent/{projectId}/automations` **(extension)**. */
+    createAutomation(projectId: string, input: AutomationInput, call: CallOptions = {}): Promise<Automation> {
+      return transport.json({
+        method: 'POST',
+        path: `${jobsPath(projectId)}/automations`,
+        body: input,
+        signal: call.signal,
+      });
+    },
+
+    /** `GET /v2/agent/{projectId}/automations/{id}` **(extension)**. */
+    getAutomation(projectId: string, id: string, call: CallOptions = {}): Promise<Automation> {
+      return transport.json({ method: 'GET', path: automationPath(projectId, id), signal: call.signal });
+    },
+
+    /** `PATCH /v2/agent/{projectId}/automations/{id}` **(extension)**: enable, disable, rename… */
+    updateAutomation(
+      projectId: string,
+      id: string,
+      input: AutomationUpdateInput,
+      call: CallOptions = {},
+    ): Promise<Automation> {
+      return transport.json({
+        method: 'PATCH',
+        path: automationPath(projectId, id),
+        body: input,
+        idempotent: true,
+        signal: call.signal,
+      });
+    },
+
+    /** `DELETE /v2/agent/{projectId}/automations/{id}` **(extension)**: the automation and its runs. */
+    deleteAutomation(projectId: string, id: string, call: CallOptions = {}): Promise<Automation> {
+      return transport.json({ method: 'DELETE', path: automationPath(projectId, id), signal: call.signal });
+    },
+
+    /** `GET /v2/agent/{projectId}/automations/{id}/runs` **(extension)**: one page, newest first. */
+    listAutomationRuns(
+      projectId: string,
+      id: string,
+      query: { limit?: number; cursor?: string; signal?: AbortSignal } = {},
+    ): Promise<AutomationRunPage> {
+      return transport.json({
+        method: 'GET',
+        path: `${automationPath(projectId, id)}/runs`,
+        query: { limit: query.limit, cursor: query.cursor },
+        signal: query.signal,
+      });
+    },
+
+    /**
+     * `POST /v2/agent/{projectId}/automations/{id}/trigger` **(extension)**: runs it now (with
+     * `changes`, when given); counts against the rate limit.
+     */
+    triggerAutomation(
+      projectId: string,
+      id: string,
+      input: { changes?: ChangeInput[] } = {},
+      call: CallOptions = {},
+    ): Promise<AutomationTriggered> {
+      return transport.json({
+        method: 'POST',
+        path: `${automationPath(projectId, id)}/trigger`,
+        body: input,
+        signal: call.signal,
+      });
     },
   };
   return client;

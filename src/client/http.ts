@@ -20,8 +20,8 @@ export interface TransportOptions {
 }
 
 export interface ApiRequest {
-  /** The API uses no other methods. */
-  method: 'GET' | 'POST';
+  /** The API uses no other methods (PATCH and DELETE: automations). */
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** Path under the base URL, segments already encoded. */
   path: string;
   /** Query parameters; undefined ones are left out. */

@@ -5,11 +5,31 @@
  */
 import type { z } from 'zod';
 import type { Problem } from '../api/problem.ts';
+import type { AutomationInput, AutomationRun } from '../automations/automation.ts';
 import type { JobEvent } from '../jobs/events.ts';
 import type { AgentJob, JobStatus } from '../jobs/job.ts';
 import type { createJobBody, messageBody } from '../jobs/requests.ts';
 
+export type { Automation, AutomationInput, AutomationRun, RunChange } from '../automations/automation.ts';
 export type { AgentJob, JobEvent, JobStatus, Problem };
+
+/** Body of `PATCH /v2/agent/{projectId}/automations/{id}`: any of the automation's fields (a trigger is replaced whole). */
+export type AutomationUpdateInput = Partial<AutomationInput>;
+
+/** One page of `GET /v2/agent/{projectId}/automations/{id}/runs`. */
+export interface AutomationRunPage {
+  /** Newest first. */
+  runs: AutomationRun[];
+  /** Pass as `cursor` for the next page; null on the last. */
+  nextCursor: string | null;
+}
+
+/** The answer of `POST /v2/agent/{projectId}/automations/{id}/trigger`. */
+export interface AutomationTriggered {
+  automationId: string;
+  runId: string;
+  jobId: string;
+}
 
 /** Body of `POST /v2/agent/{projectId}/job`: `prompt`, plus the optional `ref`, `model`, `draft` and `changes`. */
 export type CreateJobInput = z.input<ReturnType<typeof createJobBody>>;

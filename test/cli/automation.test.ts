@@ -1,0 +1,169 @@
+// `docwright automation …` as a user runs it (real CLI processes on the test database, both
+// databases): create each trigger type from flags, list, show, run, runs, disable, enable, delete;
+// `--json` prints one JSON document; a bad cron names the field.
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { type SeededProject, seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
+import { runCli } from '../helpers/process.ts';
+import { temporaryDirectory } from '../helpers/temp.ts';
+
+describe('docwright automation', () => {
+  let t: TestApp;
+  let p: SeededProject;
+  const cli = (...args: string[]) => runCli(args, t.database.env);
+  const cliJson = async <T>(...args: string[]): Promise<T> => {
+    const run = await cli(...args, '--json');
+    assert.equal(run.code, 0, run.stderr);
+    return JSON.parse(run.stdout) as T;
+  };
+
+  before(async () => {
+    t = await startTestApp();
+    p = await seedProject(t.app);
+  });
+  after(() => t?.close());
+
+  test('create, list, show, run, runs, disable, enable, delete', async () => {
+    const file = path.join(temporaryDirectory('docwright-instruction-'), 'instruction.md');
+    writeFileSync(file, 'Draft a changelog entry for the week.\n');
+    // biome-ignore lint/suspicious/noExplicitAny: JSON from the CLI
+    const weekly = await cliJson<any>(
+      'automation',
+      'create',
+      '--project',
+      p.projectId,
+      '--name',
+      'Changelog',
+      '--trigger',
+      'schedule',
+      '--cron',
+      '0 9 * * 1',
+      '--time-zone',
+      'Europe/Berlin',
+      '--batch',
+      '--instruction-file',
+      file,
+      '--draft',
+    );
+    assert.match(weekly.id, /^aut_/);
+    assert.deepEqual(weekly.trigger, {
+      type: 'schedule',
+      cron: '0 9 * * 1',
+      timeZone: 'Europe/Berlin',
+      batch: true,
+    });
+    assert.equal(weekly.instruction, 'Draft a changelog entry for the week.');
+    assert.equal(weekly.draft, true);
+    // biome-ignore lint/suspicious/noExplicitAny: JSON from the CLI
+    const code = await cliJson<any>(
+      'automation',
+      'create',
+      '--project',
+      p.projectId,
+      '--name',
+      'Docs',
+      '--trigger',
+      'code-change',
+      '--repository',
+      'docs',
+      '--paths',
+      'src/**',
+      '--paths',
+      'api/**',
+      '--instruction',
+      'Update the docs.',
+    );
+    assert.deepEqual(code.trigger, {
+      type: 'code-change',
+      repositories: ['docs'],
+      paths: ['src/**', 'api/**'],
+      skipLabels: ['no-docs'],
+    });
+
+    const listed = await cliJson<{ automations: { id: string }[] }>(
+      'automation',
+      'list',
+      '--project',
+      p.projectId,
+    );
+    assert.deepEqual(
+      listed.automations.map((a) => a.id),
+      [code.id, weekly.id],
+    );
+    const table = await cli('automation', 'list', '--project', p.projectId);
+    assert.match(table.stdout, /schedule "0 9 \* \* 1" Europe\/Berlin batch/);
+    const shown = await cliJson<{ id: string }>('automation', 'show', '--project', p.projectId, code.id);
+    assert.equal(shown.id, code.id);
+
+    const run = await cliJson<{ runId: string; jobId: string }>(
+      'automation',
+      'run',
+      '--project',
+      p.projectId,
+      code.id,
+    );
+    assert.match(run.jobId, /^job_/);
+    const runs = await cliJson<{ runs: { id: string; outcome: string; jobId: string }[] }>(
+      'automation',
+      'runs',
+      '--project',
+      p.projectId,
+      code.id,
+    );
+    assert.deepEqual(
+      runs.runs.map((r) => [r.id, r.outcome, r.jobId]),
+      [[run.runId, 'running', run.jobId]],
+    );
+
+    const disabled = await cli('automation', 'disable', '--project', p.projectId, code.id);
+    assert.equal(disabled.code, 0, disabled.stderr);
+    assert.equal(disabled.stdout, `disabled automation ${code.id} "Docs"\n`);
+    assert.equal((await t.app.automations.service.get(p.projectId, code.id)).enabled, false);
+    const enabled = await cliJson<{ enabled: boolean }>(
+      'automation',
+      'enable',
+      '--project',
+      p.projectId,
+      code.id,
+    );
+    assert.equal(enabled.enabled, true);
+
+    const deleted = await cli('automation', 'delete', '--project', p.projectId, weekly.id);
+    assert.equal(deleted.code, 0, deleted.stderr);
+    const missing = await cli('automation', 'show', '--project', p.projectId, weekly.id);
+    assert.notEqual(missing.code, 0);
+    assert.match(missing.stderr, /does not exist/);
+  });
+
+  test('a bad cron expression names the field; --instruction and --instruction-file are exclusive', async () => {
+    const bad = await cli(
+      'automation',
+      'create',
+      '--project',
+      p.projectId,
+      '--name',
+      'x',
+      '--trigger',
+      'schedule',
+      '--cron',
+      '0 9 * *',
+      '--instruction',
+      'x',
+    );
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.stderr, /trigger\.cron/);
+    const neither = await cli(
+      'automation',
+      'create',
+      '--project',
+      p.projectId,
+      '--name',
+      'x',
+      '--trigger',
+      'manual',
+    );
+    assert.equal(neither.code, 2);
+  });
+});
