@@ -5,6 +5,7 @@ import { toDocwrightError } from '../api/problem.ts';
 import type { App } from '../app.ts';
 import type { DocwrightError } from '../errors.ts';
 import { registerAssetRoutes } from './assets.ts';
+import { registerAutomationPages } from './automations.ts';
 import { html } from './html.ts';
 import { registerJobPages } from './jobs.ts';
 import { registerKeyPages } from './keys.ts';
@@ -47,6 +48,7 @@ const advice: Partial<Record<DocwrightError['code'], string>> = {
   forbidden: 'Reload the page and try again.',
   'project-not-found': 'It may have been removed; pick a project from the overview.',
   'job-not-found': 'Check the link, or find the job in the project’s job list.',
+  'automation-not-found': 'It may have been deleted; the project’s Automations tab lists the rest.',
   'webhook-not-found': 'It may have been deleted; the project’s Webhooks tab lists its endpoints.',
   'delivery-not-found':
     'Its endpoint may have been deleted with its history; the Webhooks tab lists the rest.',
@@ -118,6 +120,7 @@ export function registerDashboard(server: FastifyInstance, app: App): void {
     registerProjectDeletePages(scope, app);
     registerKeyPages(scope, app);
     registerWebhookPages(scope, app);
+    registerAutomationPages(scope, app);
     registerJobPages(scope, app);
     registerOperatorPages(scope, app);
     registerLiveRoutes(scope, app);

@@ -138,7 +138,7 @@ export function invalid(fields: FieldError[] | undefined, name: string, hintId?:
 /** Breadcrumbs and heading of a project's pages, with the project's tabs. */
 export function projectHeader(
   project: { id: string; name: string; repository: string },
-  tab: 'jobs' | 'keys' | 'webhooks' | 'settings',
+  tab: 'jobs' | 'keys' | 'webhooks' | 'automations' | 'settings',
   extra: Renderable = '',
 ): Html {
   const current = (name: string) => ariaCurrent(tab === name);
@@ -151,6 +151,7 @@ export function projectHeader(
   <a href="/projects/${project.id}/jobs" ${current('jobs')}>Jobs</a>
   <a href="/projects/${project.id}/keys" ${current('keys')}>API keys</a>
   <a href="/projects/${project.id}/webhooks" ${current('webhooks')}>Webhooks</a>
+  <a href="/projects/${project.id}/automations" ${current('automations')}>Automations</a>
   <a href="/projects/${project.id}/settings" ${current('settings')}>Settings</a>
 </nav>`;
 }

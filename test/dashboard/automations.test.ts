@@ -1,0 +1,108 @@
+// The Automations pages (SPEC §17 on the dashboard) in real Chromium on both databases: a preset
+// fills the `New automation` form, creating it lands on its page; the list shows the last outcome
+// with its reason; `Run now` starts a run with a job link; disable and enable; a bad cron is shown
+// on the form; axe finds no serious violation.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { recordRun } from '../../src/automations/run-store.ts';
+import { seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
+import { createOperator, launchBrowser, seriousViolations, signedIn } from './browser.ts';
+
+/** Set DOCWRIGHT_SCREENSHOTS=docs/screenshots to refresh the README's picture from this test. */
+const SCREENSHOTS = process.env.DOCWRIGHT_SCREENSHOTS;
+
+describe('automations pages', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let projectId: string;
+
+  before(async () => {
+    [t, browser] = await Promise.all([startTestApp(), launchBrowser()]);
+    projectId = (await seedProject(t.app, { name: 'Acme docs' })).projectId;
+    const base = await t.listen();
+    ({ context, page } = await signedIn(browser, base, await createOperator(t.app)));
+  });
+  after(async () => {
+    await context?.close();
+    await browser?.close();
+    await t?.close();
+  });
+
+  test('a preset fills the form; the automation is created, run now, disabled and enabled', async () => {
+    await page.goto(`/projects/${projectId}/automations`);
+    await page.getByRole('link', { name: 'Draft a changelog entry' }).click();
+    assert.equal(await page.getByLabel('Name').inputValue(), 'Draft a changelog entry');
+    assert.equal(await page.getByLabel('Cron (schedule)').inputValue(), '0 9 * * 1');
+    assert.equal(await page.getByLabel('Trigger').inputValue(), 'schedule');
+    assert.ok(await page.getByRole('checkbox', { name: /Batch/ }).isChecked());
+    await Promise.all([
+      page.waitForURL(/\/automations\/aut_/),
+      page.getByRole('button', { name: 'Create automation' }).click(),
+    ]);
+    const id = page.url().split('/').pop()!;
+    const created = await t.app.automations.service.get(projectId, id);
+    assert.deepEqual(created.trigger, { type: 'schedule', cron: '0 9 * * 1', timeZone: 'UTC', batch: true });
+    assert.equal(created.draft, true);
+
+    await page.getByRole('button', { name: 'Run now' }).click();
+    await page.waitForURL(new RegExp(`/automations/${id}$`));
+    const row = page.getByRole('row', { name: /manual/ });
+    await row.getByRole('link', { name: /^job_/ }).waitFor();
+    assert.match(await row.innerText(), /running/);
+    const jobHref = await row.getByRole('link', { name: /^job_/ }).getAttribute('href');
+    assert.match(jobHref!, new RegExp(`^/projects/${projectId}/jobs/job_`));
+
+    await page.getByRole('button', { name: 'Disable' }).click();
+    await page.getByRole('button', { name: 'Enable' }).waitFor();
+    assert.equal((await t.app.automations.service.get(projectId, id)).enabled, false);
+    await page.getByRole('button', { name: 'Enable' }).click();
+    await page.getByRole('button', { name: 'Disable' }).waitFor();
+    assert.equal((await t.app.automations.service.get(projectId, id)).enabled, true);
+  });
+
+  test('the list shows each automation’s last outcome and reason; a skipped run says why', async () => {
+    const style = await t.app.automations.service.create(projectId, {
+      name: 'Enforce the style guide',
+      trigger: { type: 'docs-push' },
+      instruction: 'Fix the style.',
+    });
+    await recordRun(t.app.store.db, ['commit:docs:abc'], {
+      automationId: style.id,
+      projectId,
+      triggerType: 'docs-push',
+      changes: [{ repository: 'docs', commit: 'abcdef0123456789abcdef0123456789abcdef01' }],
+      scheduledFor: null,
+      outcome: 'skipped',
+      reason: 'own-change',
+      at: new Date(),
+    });
+    await page.goto(`/projects/${projectId}/automations`);
+    const row = page.getByRole('row', { name: /Enforce the style guide/ });
+    assert.match(await row.innerText(), /skipped[\s\S]*own-change/);
+    assert.deepEqual(await seriousViolations(page), []);
+    if (SCREENSHOTS)
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'automations.png'), fullPage: true });
+    await row.getByRole('link', { name: 'Enforce the style guide' }).click();
+    const run = page.getByRole('row', { name: /docs-push/ });
+    assert.match(await run.innerText(), /skipped[\s\S]*own-change[\s\S]*none/);
+    assert.deepEqual(await seriousViolations(page), []);
+  });
+
+  test('a bad cron expression is shown on the form, the values kept', async () => {
+    await page.goto(`/projects/${projectId}/automations`);
+    await page.getByLabel('Name').fill('Nightly');
+    await page.getByLabel('Trigger').selectOption('schedule');
+    await page.getByLabel('Cron (schedule)').fill('0 25 * * *');
+    await page.getByLabel('Instruction').fill('Check links.');
+    await page.getByRole('button', { name: 'Create automation' }).click();
+    await page.getByRole('alert').waitFor();
+    assert.match(await page.getByRole('alert').innerText(), /Cron/);
+    assert.equal(await page.getByLabel('Cron (schedule)').getAttribute('aria-invalid'), 'true');
+    assert.equal(await page.getByLabel('Name').inputValue(), 'Nightly');
+    assert.deepEqual(await seriousViolations(page), []);
+  });
+});
