@@ -26,6 +26,17 @@ export type HookDeliveryRow = HookDeliveryTable;
 
 export type HookDeliveryStore = ReturnType<typeof createHookDeliveryStore>;
 
+/**
+ * How long a hook URL's secret and host are remembered, found or not: a burst of deliveries (or
+ * of forged requests) then costs a signature check each, not a database read. A changed secret
+ * takes effect within this time.
+ */
+export const VERIFIER_TTL_MS = 10_000;
+/** Hook URLs remembered at most (the oldest are forgotten first). */
+const VERIFIER_CACHE_SIZE = 1_000;
+
+type Verifier = { secret: string; host: HookHost | null } | undefined;
+
 export function createHookDeliveryStore(deps: {
   store: { db: Kysely<Database> };
   projects: ProjectService;
@@ -33,6 +44,7 @@ export function createHookDeliveryStore(deps: {
   now: () => Date;
 }) {
   const { db } = deps.store;
+  const verifiers = new Map<string, { value: Promise<Verifier>; until: number }>();
 
   /** The project's repository named `name` (`docs`: its own), with credentials; undefined when there is none. */
   async function repositoryOf(projectId: string, name: string): Promise<WatchedRepository | undefined> {
@@ -50,6 +62,17 @@ export function createHookDeliveryStore(deps: {
     return (await deps.contexts.accessFor(projectId)).find((r) => r.name === name);
   }
 
+  async function lookUpVerifier(projectId: string, name: string): Promise<Verifier> {
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name) || !/^prj_[0-9a-z]{26}$/.test(projectId)) {
+      return undefined;
+    }
+    const repository = await repositoryOf(projectId, name);
+    if (!repository) return undefined;
+    const secret = await deps.contexts.webhookSecretFor(projectId, name);
+    if (!secret) return undefined;
+    return { secret, host: repository.host === 'local' ? null : repository.host };
+  }
+
   return {
     repositoryOf,
 
@@ -58,18 +81,18 @@ export function createHookDeliveryStore(deps: {
      * repository's host (null for a local one: the headers tell). Undefined: no such project,
      * repository or secret — every delivery is refused alike.
      */
-    async verifierFor(
-      projectId: string,
-      name: string,
-    ): Promise<{ secret: string; host: HookHost | null } | undefined> {
-      if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name) || !/^prj_[0-9a-z]{26}$/.test(projectId)) {
-        return undefined;
-      }
-      const repository = await repositoryOf(projectId, name);
-      if (!repository) return undefined;
-      const secret = await deps.contexts.webhookSecretFor(projectId, name);
-      if (!secret) return undefined;
-      return { secret, host: repository.host === 'local' ? null : repository.host };
+    verifierFor(projectId: string, name: string): Promise<Verifier> {
+      const key = `${projectId}/${name}`;
+      const now = Date.now();
+      const cached = verifiers.get(key);
+      if (cached && cached.until > now) return cached.value;
+      const value = lookUpVerifier(projectId, name);
+      verifiers.delete(key);
+      if (verifiers.size >= VERIFIER_CACHE_SIZE) verifiers.delete(verifiers.keys().next().value!);
+      verifiers.set(key, { value, until: now + VERIFIER_TTL_MS });
+      // A failed lookup (the database) is not remembered.
+      value.catch(() => verifiers.delete(key));
+      return value;
     },
 
     /** Stores a verified delivery; false when the same delivery id was stored before. */
