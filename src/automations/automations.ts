@@ -22,6 +22,7 @@ import {
   type Trigger,
   unknownRepositories,
 } from './automation.ts';
+import { type ChangeFiles, changeFilesThroughHost } from './change-listing.ts';
 import { type ChangeFacts, judgeChange } from './filters.ts';
 import type { ContextRepositories } from './repositories.ts';
 import { recordRun, selectRuns, settleRun, toRun } from './run-store.ts';
@@ -33,6 +34,8 @@ export interface AutomationServiceOptions {
   contexts: ContextRepositories;
   logger: Logger;
   now: () => Date;
+  /** The files of a change, for automations with `paths` (default: through the repository's host). */
+  changeFiles?: ChangeFiles;
 }
 
 /** A change as it arrived (webhook or poll), ready to be judged by each automation. */
@@ -70,6 +73,30 @@ const toAutomation = (row: AutomationTable): Automation => ({
 export function createAutomationService(options: AutomationServiceOptions) {
   const { db } = options.store;
   const log = options.logger;
+  const changeFiles = options.changeFiles ?? changeFilesThroughHost(options);
+
+  /**
+   * The arrival with the files its change touches, looked up once and only when an automation
+   * filters by `paths`; a host that cannot say leaves them unknown (the filter then lets it by).
+   */
+  async function withFiles(arrival: ChangeArrival): Promise<ChangeArrival> {
+    if (arrival.facts.files !== null) return arrival;
+    try {
+      const found = await changeFiles(arrival.projectId, arrival.change);
+      if (!found) return arrival;
+      return { ...arrival, facts: { ...arrival.facts, files: found.files, filesComplete: found.complete } };
+    } catch (error) {
+      log.warn(
+        {
+          projectId: arrival.projectId,
+          repository: arrival.change.repository,
+          err: { message: (error as Error).message },
+        },
+        'could not list the files of a change; its paths filter lets it by',
+      );
+      return arrival;
+    }
+  }
 
   async function mustGetRow(projectId: string, id: string): Promise<AutomationTable> {
     const row = isAutomationId(id)
@@ -276,11 +303,16 @@ export function createAutomationService(options: AutomationServiceOptions) {
     async fireForChange(arrival: ChangeArrival): Promise<string[]> {
       const project = await options.projects.get(arrival.projectId);
       const created: string[] = [];
+      const judge = { branchPrefix: project.settings.branchPrefix };
+      let withPaths: ChangeArrival | undefined;
       for (const automation of await automationsOf(arrival.projectId)) {
         if (arrival.landedAt !== null && arrival.landedAt < automation.createdAt) continue;
-        const verdict = judgeChange(automation, arrival.facts, {
-          branchPrefix: project.settings.branchPrefix,
-        });
+        let verdict = judgeChange(automation, arrival.facts, judge);
+        const trigger = automation.trigger;
+        if (verdict.verdict === 'run' && 'paths' in trigger && trigger.paths.length > 0) {
+          withPaths ??= await withFiles(arrival);
+          verdict = judgeChange(automation, withPaths.facts, judge);
+        }
         if (verdict.verdict === 'unwatched') continue;
         const run = await recordRun(db, arrival.keys, {
           automationId: automation.id,

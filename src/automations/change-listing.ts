@@ -3,9 +3,9 @@
  * polling fallback and for batched schedules: the repositories automations watch, with the
  * credentials to list them.
  */
-import { type ChangeCursor, createHost, type MergedChanges } from '../git/hosts/index.ts';
+import { type ChangeCursor, type ChangeRef, createHost, type MergedChanges } from '../git/hosts/index.ts';
 import type { ProjectService } from '../projects/projects.ts';
-import { DOCS_REPOSITORY } from './automation.ts';
+import { DOCS_REPOSITORY, type RunChange } from './automation.ts';
 import type { ContextRepositories, WatchedRepository } from './repositories.ts';
 
 /** Lists a repository's changes after a cursor (injectable: tests give a double). */
@@ -39,4 +39,33 @@ export async function repositoriesOf(
     token: secrets.token,
   };
   return [docs, ...(await deps.contexts.accessFor(projectId))];
+}
+
+/** The files a change touches, and whether that is all of them; null when the host cannot say. */
+export type ChangeFiles = (
+  projectId: string,
+  change: RunChange,
+) => Promise<{ files: string[]; complete: boolean } | null>;
+
+/** A change's files through its repository's host (for the `paths` filter), with small diff bounds. */
+export function changeFilesThroughHost(deps: {
+  projects: ProjectService;
+  contexts: ContextRepositories;
+}): ChangeFiles {
+  return async (projectId, change) => {
+    const repository = (await repositoriesOf(projectId, deps)).find((r) => r.name === change.repository);
+    if (!repository) return null;
+    const ref: ChangeRef =
+      'pullRequest' in change
+        ? { kind: 'pull-request', number: change.pullRequest }
+        : 'commit' in change
+          ? { kind: 'commit', sha: change.commit }
+          : { kind: 'range', base: change.range.split('..')[0]!, head: change.range.split('..')[1]! };
+    const found = await createHost(
+      { host: repository.host, repository: repository.repository, apiUrl: repository.apiUrl },
+      { token: repository.token },
+    ).getChange(ref, { limits: { maxFiles: 3_000, maxFileDiff: 0, maxTotalDiff: 0, maxCommits: 1 } });
+    const files = found.files.map((f) => f.path);
+    return { files, complete: found.totalFiles === null || found.totalFiles <= files.length };
+  };
 }

@@ -5,7 +5,7 @@
 // skips runs `rate-limited`; a run's outcome follows its job.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildServer } from '../../src/api/server.ts';
@@ -179,6 +179,38 @@ describe('changes, the rate limit and outcomes', () => {
     const { runs } = await t.app.automations.service.runs(projectId, automation.id);
     assert.equal(runs.length, 1);
     assert.deepEqual(runs[0]!.trigger.changes, [{ repository: 'docs', commit: sha }]);
+  });
+
+  test('paths: a change touching none of them is skipped (paths), one touching them runs; files come from the host', async () => {
+    const { projectId, repository } = await seedProject(t.app);
+    const api = await t.app.automations.service.create(projectId, {
+      name: 'API pages',
+      trigger: { type: 'docs-push', paths: ['api/**'] },
+      instruction: 'Check the API pages.',
+    });
+    const guides = await t.app.automations.service.create(projectId, {
+      name: 'Guides',
+      trigger: { type: 'docs-push', paths: ['guides/**'] },
+      instruction: 'Check the guides.',
+    });
+    mkdirSync(path.join(repository, 'guides'));
+    writeFileSync(path.join(repository, 'guides', 'start.mdx'), '# Start\n');
+    const date = new Date(Date.now() + 5_000).toISOString();
+    const git = (...args: string[]) =>
+      execFileSync('git', args, {
+        cwd: repository,
+        env: { ...process.env, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date },
+      });
+    git('add', '-A');
+    git('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'Add a guide');
+    assert.equal(await loop.poll(), 2);
+    const [apiRun] = (await t.app.automations.service.runs(projectId, api.id)).runs;
+    assert.equal(apiRun?.outcome, 'skipped');
+    assert.equal(apiRun?.reason, 'paths');
+    assert.equal(apiRun?.jobId, null);
+    const [guidesRun] = (await t.app.automations.service.runs(projectId, guides.id)).runs;
+    assert.equal(guidesRun?.outcome, 'running');
+    assert.ok(guidesRun?.jobId);
   });
 
   test('past the rate limit a run is skipped rate-limited; a manual trigger gets 429', async () => {
