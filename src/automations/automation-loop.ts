@@ -20,13 +20,23 @@ export interface AutomationLoopOptions {
   pollSeconds?: number;
   /** How a repository's changes are listed (tests give a double). */
   listChanges?: ListChanges;
+  /**
+   * How long a push delivery waits before it is processed (default 20 s): a merge sends its pull
+   * request event beside the push, and the pull request's (with its labels and head branch) must
+   * make the run, not the push that shares its commit.
+   */
+  pushSettleMs?: number;
 }
+
+export const DEFAULT_PUSH_SETTLE_MS = 20_000;
 
 export class AutomationLoop {
   readonly #app: App;
   readonly #checkMs: number;
   readonly #pollMs: number;
   readonly #listChanges: ListChanges;
+  readonly #pushSettleMs: number;
+  #settleTimer: NodeJS.Timeout | undefined;
   readonly #timers: NodeJS.Timeout[] = [];
   #pass: Promise<void> | undefined;
   #again = false;
@@ -38,6 +48,7 @@ export class AutomationLoop {
     this.#checkMs = options.checkMs ?? 15_000;
     this.#pollMs = (options.pollSeconds ?? app.config.automationPollSeconds) * 1000;
     this.#listChanges = options.listChanges ?? listThroughHost;
+    this.#pushSettleMs = options.pushSettleMs ?? DEFAULT_PUSH_SETTLE_MS;
   }
 
   start(): void {
@@ -56,6 +67,7 @@ export class AutomationLoop {
     this.#stopping = true;
     this.#unsubscribe?.();
     for (const timer of this.#timers) clearInterval(timer);
+    clearTimeout(this.#settleTimer);
     await this.#pass;
   }
 
@@ -97,8 +109,12 @@ export class AutomationLoop {
     const { deliveries, service } = this.#app.automations;
     let done = 0;
     for (;;) {
-      const batch = await deliveries.waiting();
-      if (batch.length === 0 || this.#stopping) return done;
+      const pushesBefore = new Date(this.#app.now().getTime() - this.#pushSettleMs).toISOString();
+      const batch = await deliveries.waiting(pushesBefore);
+      if (batch.length === 0 || this.#stopping) {
+        this.#wakeForPushes();
+        return done;
+      }
       for (const row of batch) {
         let result: string;
         try {
@@ -112,6 +128,16 @@ export class AutomationLoop {
         done++;
       }
     }
+  }
+
+  /** A pass when pushes held back now are due (the periodic check would be later). */
+  #wakeForPushes(): void {
+    if (this.#stopping || this.#settleTimer || this.#pushSettleMs === 0) return;
+    this.#settleTimer = setTimeout(() => {
+      this.#settleTimer = undefined;
+      this.wake();
+    }, this.#pushSettleMs + 100);
+    this.#settleTimer.unref();
   }
 
   /** Checks the schedules at `now` (the app's clock by default). */

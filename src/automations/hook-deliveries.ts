@@ -35,6 +35,9 @@ export const VERIFIER_TTL_MS = 10_000;
 /** Hook URLs remembered at most (the oldest are forgotten first). */
 const VERIFIER_CACHE_SIZE = 1_000;
 
+/** The event types of pushes, by host (`push`: GitHub, Gitea, Forgejo; `Push Hook`: GitLab). */
+const PUSH_EVENTS = ['push', 'Push Hook'];
+
 type Verifier = { secret: string; host: HookHost | null } | undefined;
 
 export function createHookDeliveryStore(deps: {
@@ -118,12 +121,22 @@ export function createHookDeliveryStore(deps: {
       return inserted.length === 1;
     },
 
-    /** Deliveries not processed yet, oldest first. */
-    async waiting(limit = 20): Promise<HookDeliveryRow[]> {
+    /**
+     * Deliveries not processed yet, oldest first; pushes only once received before `pushesBefore`
+     * (ISO 8601), so that the pull request event a merge sends beside its push is read first.
+     */
+    async waiting(pushesBefore: string, limit = 20): Promise<HookDeliveryRow[]> {
       return db
         .selectFrom('hook_deliveries')
         .selectAll()
         .where('processed_at', 'is', null)
+        .where((eb) =>
+          eb.or([
+            eb('event', 'is', null),
+            eb('event', 'not in', PUSH_EVENTS),
+            eb('received_at', '<=', pushesBefore),
+          ]),
+        )
         .orderBy('received_at')
         .orderBy('id')
         .limit(limit)

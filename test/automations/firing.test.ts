@@ -139,7 +139,7 @@ describe('changes, the rate limit and outcomes', () => {
   before(async () => {
     t = await startTestApp({ contexts, env: { DOCWRIGHT_RATE_LIMIT: '100' } });
     base = await t.listen();
-    loop = new AutomationLoop(t.app, { pollSeconds: 0 });
+    loop = new AutomationLoop(t.app, { pollSeconds: 0, pushSettleMs: 0 });
   });
   after(() => t.close());
 

@@ -209,6 +209,50 @@ describe('POST /hooks/{projectId}/{name}', () => {
     assert.equal(await count('jobs', projectId), jobsBefore);
   });
 
+  test('a merge’s push arriving before its pull request event waits, so that the pull request makes the run', async () => {
+    const projectId = projects.github;
+    const pull = samplePayload('github-pull-request-merged');
+    pull.number = 120;
+    pull.pull_request.number = 120;
+    pull.pull_request.merge_commit_sha = '3'.repeat(40);
+    pull.pull_request.head.sha = '4'.repeat(40);
+    pull.pull_request.labels = [{ name: 'no-docs' }];
+    const push = samplePayload('github-push');
+    push.after = '3'.repeat(40);
+    push.commits = [
+      { ...push.commits.at(-1), id: '3'.repeat(40), message: 'Merge pull request #120 from acme/feature' },
+    ];
+    const runsOf = async () =>
+      (await t.app.automations.service.runs(projectId, automations.github, { limit: '100' })).runs;
+    const before = (await runsOf()).length;
+    const pushBody = JSON.stringify(push);
+    assert.equal(
+      (await deliver(projectId, pushBody, signedHeaders('github', 'push', pushBody, SECRET))).status,
+      202,
+    );
+    await loop.processDeliveries();
+    assert.equal((await runsOf()).length, before, 'the push waits');
+    const pullBody = JSON.stringify(pull);
+    assert.equal(
+      (await deliver(projectId, pullBody, signedHeaders('github', 'pull_request', pullBody, SECRET))).status,
+      202,
+    );
+    await loop.processDeliveries();
+    const runs = await runsOf();
+    assert.equal(runs.length, before + 1);
+    assert.deepEqual(runs[0]!.trigger.changes, [{ repository: 'docs', pullRequest: 120 }]);
+    assert.equal(runs[0]!.reason, 'label');
+    // Once the push has waited, it is processed: the same change, nothing new.
+    await new AutomationLoop(t.app, { pollSeconds: 0, pushSettleMs: 0 }).processDeliveries();
+    assert.equal((await runsOf()).length, before + 1);
+    const waiting = await t.app.store.db
+      .selectFrom('hook_deliveries')
+      .select('id')
+      .where('processed_at', 'is', null)
+      .execute();
+    assert.deepEqual(waiting, []);
+  });
+
   test('a delivery stored before a crash is processed at the next start', async () => {
     const projectId = projects.gitea;
     const payload = samplePayload('gitea-pull-request-merged');
