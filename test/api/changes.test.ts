@@ -102,6 +102,23 @@ describe('job changes', () => {
     assert.deepEqual(await runChanges(created.id), [[one], [one, two], [one, two]]);
   });
 
+  test('Mintlify v1: a change URL in the messages is taken the same way', async () => {
+    const base = await t.listen();
+    const hangUp = new AbortController();
+    const res = await fetch(`${base}/v1/agent/${projectId}/job`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        messages: [{ role: 'user', content: 'Provided code change: https://github.com/acme/docs/pull/42.' }],
+      }),
+      signal: hangUp.signal,
+    });
+    const jobId = res.headers.get('x-session-id');
+    hangUp.abort();
+    assert.ok(jobId, `${res.status}`);
+    assert.deepEqual(await runChanges(jobId), [[{ repository: 'docs', kind: 'pull-request', number: 42 }]]);
+  });
+
   test('bad changes get 400 naming the entry, and nothing is created', async () => {
     const before = await t.app.store.db.selectFrom('jobs').select('id').execute();
     const cases: Array<[unknown, string]> = [
