@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { DocwrightError } from '../errors.ts';
+import { createHost, gitAccess } from '../git/hosts/index.ts';
 import { findDefaultBranch, localRepositoryProblem } from '../git/inspect.ts';
 import type { MirrorCache } from '../git/mirror.ts';
 import { newProjectId } from '../ids.ts';
@@ -269,6 +270,30 @@ export function createProjectService(deps: {
     return { url: parsed.url, host };
   }
 
+  /**
+   * The repository's default branch, asked with the credentials the request gave: a private
+   * repository answers nobody else. Undefined when it cannot be told (the caller asks for `ref`).
+   */
+  async function defaultBranchOf(url: string, host: HostKind, input: ProjectCreateInput) {
+    if (host === 'local') return findDefaultBranch(url);
+    try {
+      const access = await gitAccess(
+        createHost(
+          { host, repository: url, apiUrl: input.apiUrl ?? null },
+          {
+            token: input.token ?? undefined,
+            githubAppId: input.githubAppId ?? undefined,
+            githubPrivateKey: input.githubPrivateKey ?? undefined,
+            githubInstallationId: input.githubInstallationId ?? undefined,
+          },
+        ),
+      );
+      return (await findDefaultBranch(access.url, access.env)) ?? (await findDefaultBranch(url));
+    } catch {
+      return findDefaultBranch(url);
+    }
+  }
+
   return {
     getRow,
     async get(id) {
@@ -281,7 +306,7 @@ export function createProjectService(deps: {
     async create(raw) {
       const input = parseOrThrow(projectCreateInput, raw);
       const { url, host } = await resolveRepository(input);
-      const ref = input.ref ?? (await findDefaultBranch(url));
+      const ref = input.ref ?? (await defaultBranchOf(url, host, input));
       if (!ref) {
         const message = `cannot read the default branch of ${url}; set ref`;
         throw new DocwrightError('invalid-request', message, { fields: [{ field: 'ref', message }] });
