@@ -571,7 +571,7 @@ describe(`docwright doctor (${testDialect})`, () => {
         'migrations',
         undefined,
         'warn',
-        /^8 pending migrations \(0001_foundation, 0002_operators, 0003_webhooks, 0004_dashboard, 0005_usage, 0006_rate_limit_counts, 0007_head_branches, 0008_server_processes\): run docwright migrate/,
+        /^9 pending migrations \(0001_foundation, 0002_operators, 0003_webhooks, 0004_dashboard, 0005_usage, 0006_rate_limit_counts, 0007_head_branches, 0008_server_processes, 0009_context_repositories\): run docwright migrate/,
       );
       expectCheck(report, 'database', undefined, 'ok');
       assert.deepEqual(await tables(database), [], 'doctor created no table');

@@ -66,9 +66,10 @@ describe(`head branches on ${testDialect}`, () => {
     // As before the migration: no table, neither it nor the migrations after it applied.
     await sql`drop table head_branches`.execute(store.db);
     await sql`drop table server_processes`.execute(store.db);
+    await sql`drop table context_repositories`.execute(store.db);
     await sql`delete from kysely_migration where name >= '0007'`.execute(store.db);
     assert.deepEqual(await migrateToLatest(store.db, store.dialect, database.schema), {
-      applied: ['0007_head_branches', '0008_server_processes'],
+      applied: ['0007_head_branches', '0008_server_processes', '0009_context_repositories'],
     });
 
     const own = (projectId: string, branch: string) => isOwnHeadBranch(store.db, projectId, branch);
