@@ -56,7 +56,7 @@ function addForm(project: ProjectView, signedIn: SignedIn, state: ContextFormSta
     html`<div class="field"><label for="${id}">${LABELS[name]}</label>
   <input id="${id}" name="${name}" type="${type}" value="${name === 'token' ? '' : (values[name] ?? '')}" ${attributes} ${invalid(fields, name, hint ? `${id}-hint` : undefined)}>
   ${hint && html`<p class="hint" id="${id}-hint">${hint}</p>`}${fieldError(fields, name)}</div>`;
-  return html`<h3 id="add-context-heading">Add a context repository</h3>
+  return html`<h3 id="add-context-heading" class="context-add">Add a context repository</h3>
   ${formErrors(error?.message, fields, LABELS)}
   <form method="post" action="/projects/${project.id}/context-repositories" class="stack" aria-labelledby="add-context-heading" novalidate>
     ${csrfField(signedIn)}
@@ -106,7 +106,7 @@ function repositoryTable(
 
 /** The new repository's webhook URL and secret, shown once (from the flash). */
 function created(added: { name: string; webhookUrl: string; webhookSecret: string }): Html {
-  return html`<div class="new-key" role="status" aria-labelledby="new-context-heading">
+  return html`<div class="new-key context-created" role="status" aria-labelledby="new-context-heading">
   <h3 id="new-context-heading">Context repository ${added.name} added</h3>
   <p>Add a webhook on its code host with this URL and secret, so that docwright hears of merged changes. Copy the secret now: it is shown only once.</p>
   <div class="field"><label for="new-context-webhook-url">Webhook URL</label>

@@ -42,7 +42,7 @@ describe('settings page: context repositories and commentOnSource', () => {
   test('add shows the webhook URL and secret once; the list shows no secret; remove', async () => {
     await page.goto(settings());
     await section().getByText('No context repositories yet').waitFor();
-    assert.equal(await page.getByLabel('Webhook secret').count(), 0);
+    assert.equal(await page.getByLabel('Webhook secret', { exact: true }).count(), 0);
 
     const form = addForm();
     await form.getByLabel('Name').fill('api');
@@ -55,8 +55,11 @@ describe('settings page: context repositories and commentOnSource', () => {
     ]);
     const secret = await t.app.contextRepositories.webhookSecretFor(projectId, 'api');
     assert.ok(secret);
-    assert.equal(await page.getByLabel('Webhook URL').inputValue(), `${base}/hooks/${projectId}/api`);
-    assert.equal(await page.getByLabel('Webhook secret').inputValue(), secret);
+    assert.equal(
+      await page.getByLabel('Webhook URL', { exact: true }).inputValue(),
+      `${base}/hooks/${projectId}/api`,
+    );
+    assert.equal(await page.getByLabel('Webhook secret', { exact: true }).inputValue(), secret);
     const row = section().getByRole('row', { name: /api/ });
     assert.match(await row.innerText(), /https:\/\/github\.com\/acme\/api[\s\S]*github[\s\S]*main[\s\S]*Set/);
     assert.ok(!(await page.content()).includes(TOKEN), 'the token is never shown');
@@ -71,7 +74,7 @@ describe('settings page: context repositories and commentOnSource', () => {
 
     // Shown once: a reload no longer has the secret.
     await page.reload();
-    assert.equal(await page.getByLabel('Webhook secret').count(), 0);
+    assert.equal(await page.getByLabel('Webhook secret', { exact: true }).count(), 0);
     assert.ok(!(await page.content()).includes(secret));
 
     await Promise.all([
