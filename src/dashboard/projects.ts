@@ -55,7 +55,7 @@ function webhooksSummary(project: ProjectView, endpoints: WebhookEndpointView[])
 function deleteProjectSection(project: ProjectView) {
   return html`<section class="panel settings-extra danger-zone" aria-labelledby="delete-heading">
   <h2 id="delete-heading">Delete project</h2>
-  <p>Removes the project with its jobs, transcripts, API keys and webhooks. Running jobs are cancelled.</p>
+  <p>Removes the project with its jobs, transcripts, API keys, webhooks and context repositories. Running jobs are cancelled.</p>
   <p><a class="button danger" href="/projects/${project.id}/delete">Delete this project…</a></p>
 </section>`;
 }
