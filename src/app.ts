@@ -8,6 +8,10 @@ import { createLogger, type Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { createOperatorService, type OperatorService } from './operators/operators.ts';
 import { createSessionService, type SessionService } from './operators/sessions.ts';
+import {
+  type ContextRepositoryService,
+  createContextRepositoryService,
+} from './projects/context-repositories.ts';
 import { createProjectService, type ProjectService } from './projects/projects.ts';
 import { resolveSecretKey, SecretBox } from './projects/secret-box.ts';
 import { processSecrets } from './redact.ts';
@@ -21,6 +25,8 @@ export interface App {
   store: Store;
   logger: Logger;
   projects: ProjectService;
+  /** The code repositories each project's agent reads (SPEC §16). */
+  contextRepositories: ContextRepositoryService;
   keys: KeyService;
   jobs: JobService;
   /** Dashboard accounts and their sign-in sessions. */
@@ -96,6 +102,12 @@ export async function openApp(config: Config, options: OpenAppOptions = {}): Pro
       signals,
       keys,
       mirrors: new MirrorCache(config.mirrors),
+    }),
+    contextRepositories: createContextRepositoryService({
+      store,
+      secretBox: getSecretBox,
+      publicUrl: config.publicUrl,
+      now,
     }),
     keys,
     operators,

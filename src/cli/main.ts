@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { DocwrightError } from '../errors.ts';
 import { VERSION } from '../version.ts';
+import { registerContextCommands } from './context.ts';
 import { registerDoctorCommand } from './doctor.ts';
 import { registerEvalCommand } from './eval.ts';
 import { registerJobCommands } from './job.ts';
@@ -53,6 +54,7 @@ registerDoctorCommand(program);
 registerJobCommands(program);
 registerUserCommands(program);
 registerWebhookCommands(program);
+registerContextCommands(program);
 registerMcpCommand(program);
 registerEvalCommand(program);
 

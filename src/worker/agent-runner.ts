@@ -54,7 +54,10 @@ export function createAgentRunner(app: App): Runner {
       );
     }
     const secrets = await app.projects.getSecrets(job.projectId);
-    let redact = createRedactor(confidentialValues(secrets));
+    // The context repositories' tokens are as confidential as the project's own.
+    const contexts = await app.contextRepositories.accessFor(job.projectId);
+    const contextTokens = contexts.flatMap((c) => (c.secrets.token ? [c.secrets.token] : []));
+    let redact = createRedactor([...confidentialValues(secrets), ...contextTokens]);
     const record = (type: string, data?: unknown) => emit(type, redactDeep(data, redact));
     // The project's own keys win over the environment's. Resolved here once so that a model
     // that is not configured fails the run before anything starts; the agent's process resolves
@@ -77,17 +80,21 @@ export function createAgentRunner(app: App): Runner {
     const agent = spares.take();
     try {
       const host = createHost(project, secrets);
-      // Each change is fetched before the model starts: one the host cannot give ends the run here.
-      const resolved = await resolveChanges(
-        run.changes,
-        (name) => (name === DOCS_REPOSITORY ? host : undefined),
-        signal,
+      const contextHosts = new Map(
+        contexts.map((c) => [
+          c.name,
+          createHost({ host: c.host, repository: c.repository, apiUrl: c.apiUrl }, c.secrets),
+        ]),
       );
+      const hostOf = (name: string) => (name === DOCS_REPOSITORY ? host : contextHosts.get(name));
+      // Each change is fetched before the model starts: one the host cannot give ends the run here.
+      const resolved = await resolveChanges(run.changes, hostOf, signal);
       const changes = jobChanges(resolved);
       if (resolved.length > 0) await record('changes.resolved', { changes });
       const remote = await gitAccess(host, signal);
       // A GitHub App installation token is minted, not stored with the project.
-      if (remote.token) redact = createRedactor([...confidentialValues(secrets), remote.token]);
+      if (remote.token)
+        redact = createRedactor([...confidentialValues(secrets), ...contextTokens, remote.token]);
       const checkout = await checkoutForRun({
         remote: remote.url,
         ref: job.source.ref,
@@ -196,7 +203,7 @@ export function createAgentRunner(app: App): Runner {
         if (pull)
           await record('pull_request.ready', { url: pull.url, number: pull.number, created: pull.created });
         if (project.settings.commentOnSource)
-          await commentOnSources(resolved, (name) => (name === DOCS_REPOSITORY ? host : undefined), {
+          await commentOnSources(resolved, hostOf, {
             prLink: pull?.url ?? null,
             summary: result.summary,
             jobId: job.id,

@@ -1,5 +1,5 @@
 // Deleting a project (projects.delete, as the CLI and the dashboard do it): everything of the
-// project goes, nothing of another project does; a running job is cancelled and its worker stops
+// project goes (its context repositories too), nothing of another project does; a running job is cancelled and its worker stops
 // it; the project's keys stop working at once; its git mirrors on this machine are removed.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -24,6 +24,7 @@ const PROJECT_TABLES = [
   'rate_limit_uses',
   'rate_limit_counts',
   'project_usage',
+  'context_repositories',
 ] as const;
 
 describe('deleting a project', () => {
@@ -94,6 +95,12 @@ describe('deleting a project', () => {
       url: 'https://hooks.example.com/a',
       events: ['job.archived'],
     });
+    for (const p of [doomed, kept]) {
+      await t.app.contextRepositories.add(p.projectId, {
+        name: 'api',
+        repository: 'https://github.com/a/api',
+      });
+    }
     const archived = await t.app.jobs.create(
       doomed.projectId,
       { prompt: 'Then archived' },
