@@ -126,6 +126,19 @@ export class MirrorCache {
   }
 
   /**
+   * Marks the mirror as used by a code reader until the returned function is called (or this
+   * process ends): eviction and `discardProject` leave it alone meanwhile, as they do a mirror
+   * with a live worktree. Call it inside `use` (the mirror must exist).
+   */
+  async hold(mirror: Mirror): Promise<() => Promise<void>> {
+    const dir = path.join(mirror.gitDir, HOLDS);
+    await mkdir(dir, { recursive: true });
+    const file = path.join(dir, `${process.pid}-${++holdCount}`);
+    await writeFile(file, '');
+    return () => rm(file, { force: true });
+  }
+
+  /**
    * Removes idle mirrors, least recently used first, until all of them take at most `maxBytes`.
    * Skips mirrors another process holds and mirrors with a live worktree (a run using them).
    * Returns the folders removed.
@@ -250,13 +263,30 @@ async function discard(gitDir: string): Promise<void> {
 }
 
 /**
- * Whether a run still uses the mirror: a linked worktree whose folder exists. Entries of
- * folders that are gone (a run killed before it could remove its worktree) are pruned.
+ * Whether a run still uses the mirror: a linked worktree whose folder exists, or a code reader
+ * of a live process (see `MirrorCache.hold`). Entries of folders that are gone (a run killed
+ * before it could remove its worktree) are pruned, and holds of processes that are gone ignored.
  */
 async function hasLiveWorktree(gitDir: string): Promise<boolean> {
   await git(['worktree', 'prune'], { cwd: gitDir }).catch(() => {});
   const entries = await readdir(path.join(gitDir, 'worktrees')).catch(() => []);
-  return entries.length > 0;
+  if (entries.length > 0) return true;
+  const holds = await readdir(path.join(gitDir, HOLDS)).catch(() => [] as string[]);
+  return holds.some((name) => processAlive(Number(name.split('-')[0])));
+}
+
+/** Folder of a mirror holding one empty file per code reader using it: `<pid>-<n>`. */
+const HOLDS = 'docwright-readers';
+let holdCount = 0;
+
+function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 async function exists(file: string): Promise<boolean> {

@@ -12,6 +12,7 @@ import { isOwnHeadBranch, recordHeadBranch } from '../jobs/branches.ts';
 import { confidentialValues, type ProjectSettings } from '../projects/projects.ts';
 import { createRedactor, redactDeep } from '../redact.ts';
 import type { ModelSpec } from './isolated-agent.ts';
+import { noCodeContext, openRunCode, type ResolveCodeContext, type RunCode } from './run-code.ts';
 import { processRunDirectory } from './run-directories.ts';
 import type { Runner, RunOutcome } from './runner.ts';
 import { SpareAgentProcess } from './spare-agent.ts';
@@ -39,7 +40,16 @@ function pullRequestBody(summary: string, instruction: string, jobId: string): s
  * pull request. Every secret of the project is redacted from what the run
  * records; git gets its credentials only through the environment.
  */
-export function createAgentRunner(app: App): Runner {
+export interface AgentRunnerOptions {
+  /**
+   * The code context of each run (SPEC §16): the project's context repositories and the job's
+   * resolved changes. Default: none (the agent still reads its own repository outside `docsDir`).
+   */
+  codeContext?: ResolveCodeContext;
+}
+
+export function createAgentRunner(app: App, options: AgentRunnerOptions = {}): Runner {
+  const resolveCodeContext = options.codeContext ?? noCodeContext;
   const mirrors = new MirrorCache(app.config.mirrors);
   const evictMirrors = () =>
     mirrors.evict().then(
@@ -80,6 +90,8 @@ export function createAgentRunner(app: App): Runner {
     // checkout is made.
     const agent = spares.take();
     try {
+      // Before anything is checked out: a change that cannot be resolved ends the run here.
+      const codeContext = await resolveCodeContext(job, run, signal);
       const host = createHost(project, secrets);
       const remote = await gitAccess(host, signal);
       // A GitHub App installation token is minted, not stored with the project.
@@ -111,7 +123,29 @@ export function createAgentRunner(app: App): Runner {
         env: remote.env,
         redact,
       });
+      let code: RunCode | undefined;
       try {
+        code = await openRunCode({
+          checkout,
+          ...(remote.env ? { env: remote.env } : {}),
+          redact,
+          docsDir: project.settings.docsDir,
+          cache: mirrors,
+          project: job.projectId,
+          context: codeContext,
+          maxFileBytes: app.config.agentLimits.maxFileBytes,
+          signal,
+          onUnavailable: (name, error) =>
+            void record('code.context_unavailable', {
+              repository: name,
+              message: error instanceof Error ? error.message : String(error),
+            }),
+        });
+        if (code.secrets.length > 0) {
+          const base = redact;
+          const more = createRedactor(code.secrets);
+          redact = (text) => more(base(text));
+        }
         const result = await agent.run(
           {
             root: checkout.dir,
@@ -124,9 +158,13 @@ export function createAgentRunner(app: App): Runner {
             signal,
             emit: (event) => record(event.type, event.data),
             onUsage: recordUsage,
+            code: code.description,
+            codeReader: code.reader,
+            changes: codeContext.changes,
           },
           model,
         );
+        await code.close();
         const committed = await commitFiles(checkout, {
           files: result.changedFiles,
           message: commitMessage(result.title, result.summary, run.id),
@@ -190,7 +228,11 @@ export function createAgentRunner(app: App): Runner {
         };
       } finally {
         // Once the checkout is gone its mirror is idle, and may be evicted.
-        defer(() => checkout.remove().then(evictMirrors));
+        const opened = code;
+        defer(async () => {
+          await opened?.close();
+          await checkout.remove().then(evictMirrors);
+        });
       }
     } catch (error) {
       if (error instanceof AgentFailure || error instanceof HostError)
