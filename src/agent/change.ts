@@ -10,38 +10,9 @@
 import { createHash } from 'node:crypto';
 import { CONTEXT_DIR, DOCS_REPOSITORY } from './code.ts';
 
-export interface AgentChangeFile {
-  path: string;
-  previousPath: string | null;
-  status: 'added' | 'modified' | 'removed' | 'renamed';
-  additions: number | null;
-  deletions: number | null;
-  binary: boolean;
-  diff: string | null;
-  truncated: boolean;
-}
+export type { AgentChange, AgentChangeFile } from './code-types.ts';
 
-/** Structurally git's `Change` (src/git/hosts/change.ts), and the repository it belongs to. */
-export interface AgentChange {
-  /** The context repository's name, or `docs` for the project's own. */
-  repository: string;
-  kind: 'pull-request' | 'commit' | 'range';
-  number: number | null;
-  url: string | null;
-  title: string;
-  description: string;
-  author: string | null;
-  state: 'open' | 'merged' | 'closed' | null;
-  baseRef: string | null;
-  headRef: string | null;
-  baseSha: string | null;
-  headSha: string;
-  files: AgentChangeFile[];
-  totalFiles: number | null;
-  commits: { sha: string; message: string }[];
-  totalCommits: number | null;
-  notes: string[];
-}
+import type { AgentChange, AgentChangeFile } from './code-types.ts';
 
 /** Bounds of the brief in the system prompt. */
 export const BRIEF_LIMITS = {

@@ -15,60 +15,16 @@ export const CONTEXT_DIR = '_context';
 /** The name of the project's own repository. */
 export const DOCS_REPOSITORY = 'docs';
 
-/** Which code a run may read (serializable: it crosses to the agent's process). */
-export interface CodeDescription {
-  /** Repository names: `docs` when the project's own code outside `docsDir` is readable, then context repositories. */
-  repositories: string[];
-}
+export type {
+  CodeDescription,
+  CodeFile,
+  CodeListing,
+  CodeReader,
+  CodeSearchQuery,
+  CodeSearchResult,
+} from './code-types.ts';
 
-export interface CodeListing {
-  /** Repository-relative paths, sorted, at most the `max` asked for. */
-  files: string[];
-  /** How many files matched in all. */
-  total: number;
-  /** Whether the path exists in the repository. */
-  exists: boolean;
-}
-
-export type CodeFile =
-  | { kind: 'file'; bytes: Uint8Array }
-  | { kind: 'directory' }
-  | { kind: 'missing' }
-  | { kind: 'too-large'; size: number };
-
-export interface CodeSearchQuery {
-  pattern: string;
-  ignoreCase: boolean;
-  /** Repository-relative folder or file ('.' for all). */
-  path: string;
-  /** As the search tool takes it: relative to `path`; without `/` it matches file names. */
-  glob?: string;
-  /** A folder left out (the docs repository's `docsDir`, which the workspace answers for). */
-  exclude?: string;
-  /** When to stop (epoch ms). */
-  deadline: number;
-}
-
-export interface CodeSearchResult {
-  /** `path:line: text` with repository-relative paths, at most MAX_SEARCH_MATCHES. */
-  lines: string[];
-  total: number;
-  filesMatched: number;
-  tooLarge: number;
-  /** Notes on what was not searched, for the model. */
-  notes: string[];
-}
-
-/** Reads code by repository name; failures reject with an Error whose message the model may see. */
-export interface CodeReader {
-  list(
-    repository: string,
-    path: string,
-    options: { glob?: string; exclude?: string; max: number },
-  ): Promise<CodeListing>;
-  read(repository: string, path: string): Promise<CodeFile>;
-  search(repository: string, query: CodeSearchQuery): Promise<CodeSearchResult>;
-}
+import type { CodeReader } from './code-types.ts';
 
 /** What the tools get: the reader and the repositories it serves. */
 export interface CodeAccess {

@@ -3,8 +3,7 @@
  * HTTP, the database or git: given a directory, a model and an instruction,
  * it edits files in place and reports what it did.
  */
-import type { AgentChange } from './change.ts';
-import type { CodeDescription, CodeReader } from './code.ts';
+import type { AgentChange, CodeDescription, CodeReader } from './code-types.ts';
 
 /** Stable failure codes of a run (they become the job's `error.code`). */
 export type AgentFailureCode =

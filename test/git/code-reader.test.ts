@@ -25,7 +25,9 @@ const FILES: Record<string, string> = {
   'src/index.ts': 'export function start(port: number) {\n  return port;\n}\n',
   'src/big.txt': `${'x'.repeat(3000)}\n`,
   'src/bin.dat': 'a\u0000b',
-  ...Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`src/mod${i}.ts`, `export const value${i} = ${i};\n`])),
+  ...Object.fromEntries(
+    Array.from({ length: 30 }, (_, i) => [`src/mod${i}.ts`, `export const value${i} = ${i};\n`]),
+  ),
 };
 
 let server: GitHttpServer;
@@ -54,7 +56,9 @@ afterEach(() => {
 
 /** Objects in the repository at `gitDir`. */
 async function objects(gitDir: string): Promise<Set<string>> {
-  const listed = await git(['cat-file', '--batch-all-objects', '--batch-check=%(objectname)'], { cwd: gitDir });
+  const listed = await git(['cat-file', '--batch-all-objects', '--batch-check=%(objectname)'], {
+    cwd: gitDir,
+  });
   return new Set(listed.split('\n').filter(Boolean));
 }
 
@@ -141,17 +145,37 @@ describe('the git code reader', () => {
   test('a scan stops at its bounds and skips files over the size limit', async () => {
     const opened = await open();
     try {
-      const byFiles = await opened.reader.scan('.', { maxFiles: 4, maxBytes: 1 << 20, maxFileBytes: 1 << 20 }, () => undefined);
+      const byFiles = await opened.reader.scan(
+        '.',
+        { maxFiles: 4, maxBytes: 1 << 20, maxFileBytes: 1 << 20 },
+        () => undefined,
+      );
       assert.equal(byFiles.scanned, 4);
       assert.equal(byFiles.stopped?.reason, 'files');
-      const byBytes = await opened.reader.scan('src', { maxFiles: 100, maxBytes: 40, maxFileBytes: 1 << 20, batch: 2 }, () => undefined);
+      const byBytes = await opened.reader.scan(
+        'src',
+        { maxFiles: 100, maxBytes: 40, maxFileBytes: 1 << 20, batch: 2 },
+        () => undefined,
+      );
       assert.equal(byBytes.stopped?.reason, 'bytes');
       assert.ok(byBytes.scanned <= 3, `stopped after about 40 bytes (${byBytes.scanned} files)`);
-      const tooLarge = await opened.reader.scan('src', { maxFiles: 100, maxBytes: 1 << 20, maxFileBytes: 100 }, () => undefined);
+      const tooLarge = await opened.reader.scan(
+        'src',
+        { maxFiles: 100, maxBytes: 1 << 20, maxFileBytes: 100 },
+        () => undefined,
+      );
       assert.equal(tooLarge.skippedTooLarge, 1);
-      const byCaller = await opened.reader.scan('.', { maxFiles: 100, maxBytes: 1 << 20, maxFileBytes: 1 << 20 }, () => false);
+      const byCaller = await opened.reader.scan(
+        '.',
+        { maxFiles: 100, maxBytes: 1 << 20, maxFileBytes: 1 << 20 },
+        () => false,
+      );
       assert.equal(byCaller.scanned, 1);
-      const late = await opened.reader.scan('.', { maxFiles: 100, maxBytes: 1 << 20, maxFileBytes: 1 << 20, deadline: Date.now() - 1 }, () => undefined);
+      const late = await opened.reader.scan(
+        '.',
+        { maxFiles: 100, maxBytes: 1 << 20, maxFileBytes: 1 << 20, deadline: Date.now() - 1 },
+        () => undefined,
+      );
       assert.equal(late.stopped?.reason, 'deadline');
       assert.equal(late.scanned, 0);
     } finally {
@@ -163,7 +187,11 @@ describe('the git code reader', () => {
     const opened = await open();
     try {
       const before = server.requests.length;
-      await opened.reader.scan('src', { maxFiles: 100, maxBytes: 1 << 20, maxFileBytes: 1 << 20 }, () => undefined);
+      await opened.reader.scan(
+        'src',
+        { maxFiles: 100, maxBytes: 1 << 20, maxFileBytes: 1 << 20 },
+        () => undefined,
+      );
       const fetches = server.requests.slice(before).filter((r) => r.method === 'POST').length;
       assert.ok(fetches <= 2, `${fetches} requests for 33 blobs`);
     } finally {
@@ -177,7 +205,9 @@ describe('the git code reader', () => {
     await first.reader.read('src/index.ts', 1024);
     await first.close();
     const before = await objects(gitDir);
-    const head = landUpstream({ 'src/index.ts': 'export function start(port = 8080) {\n  return port;\n}\n' });
+    const head = landUpstream({
+      'src/index.ts': 'export function start(port = 8080) {\n  return port;\n}\n',
+    });
     const second = await open({ commit: head });
     try {
       assert.equal(second.commit, head);
@@ -210,7 +240,12 @@ describe('the git code reader', () => {
       return true;
     });
     await assert.rejects(
-      openContextRepository({ cache, project: 'p', remote, env: gitCredentialEnv(remote, { username: USER, token: 'wrong' }) }),
+      openContextRepository({
+        cache,
+        project: 'p',
+        remote,
+        env: gitCredentialEnv(remote, { username: USER, token: 'wrong' }),
+      }),
       (error: Error & { code?: string }) => {
         assert.equal(error.code, 'host-auth-failed');
         assert.doesNotMatch(error.message, /wrong/);
@@ -231,7 +266,11 @@ describe('the git code reader', () => {
       sparse: ['docs'],
     });
     try {
-      const onDisk = () => readdirSync(checkout.dir, { recursive: true }).map(String).filter((f) => !f.startsWith('.git')).sort();
+      const onDisk = () =>
+        readdirSync(checkout.dir, { recursive: true })
+          .map(String)
+          .filter((f) => !f.startsWith('.git'))
+          .sort();
       const before = onDisk();
       assert.ok(!before.includes('src'), 'src/ is not checked out');
       const sparseList = await git(['sparse-checkout', 'list'], { cwd: checkout.dir });
@@ -240,10 +279,14 @@ describe('the git code reader', () => {
         const read = await reader.read('src/index.ts', 1024);
         assert.equal(read.kind === 'file' && read.bytes.toString('utf8'), FILES['src/index.ts']);
         let matched = 0;
-        await reader.scan('src', { maxFiles: 100, maxBytes: 1 << 20, maxFileBytes: 1 << 20 }, (_file, bytes) => {
-          if (bytes.includes('value1')) matched++;
-          return undefined;
-        });
+        await reader.scan(
+          'src',
+          { maxFiles: 100, maxBytes: 1 << 20, maxFileBytes: 1 << 20 },
+          (_file, bytes) => {
+            if (bytes.includes('value1')) matched++;
+            return undefined;
+          },
+        );
         assert.ok(matched > 0);
       } finally {
         reader.close();
