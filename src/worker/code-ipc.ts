@@ -21,7 +21,8 @@ export interface CodeRequest {
 
 export type CodeReply =
   | { type: 'code-reply'; id: number; ok: true; value: unknown }
-  | { type: 'code-reply'; id: number; ok: false; message: string };
+  /** `toolError`: the model's mistake, shown as it is; otherwise a failure of the reader. */
+  | { type: 'code-reply'; id: number; ok: false; message: string; toolError: boolean };
 
 /** Longest failure message sent back. */
 const MAX_MESSAGE_CHARS = 500;
@@ -54,7 +55,7 @@ export function codeReaderClient(send: (request: CodeRequest) => void): {
       if (!pending) return;
       waiting.delete(reply.id);
       if (reply.ok) pending.resolve(reply.value);
-      else pending.reject(new ToolError(reply.message));
+      else pending.reject(reply.toolError ? new ToolError(reply.message) : new Error(reply.message));
     },
     close(reason) {
       for (const pending of waiting.values()) pending.reject(new ToolError(reason));
@@ -102,7 +103,13 @@ export async function answerCodeRequest(
     }
     return { type: 'code-reply', id, ok: true, value };
   } catch (error) {
-    return { type: 'code-reply', id, ok: false, message: failureMessage(error) };
+    return {
+      type: 'code-reply',
+      id,
+      ok: false,
+      message: failureMessage(error),
+      toolError: error instanceof ToolError,
+    };
   }
 }
 

@@ -153,6 +153,7 @@ describe('reading code', () => {
       'docs/index.mdx:1: # Home',
       'src/index.ts:1: export function start(port: number) {',
       'src/util/strings.ts:1: export const greeting = "hello start";',
+      '(Context repositories are searched with path "_context" or "_context/<name>".)',
     ]);
     assert.equal(
       await run('search', { pattern: 'exportDocs', path: '_context/api' }),

@@ -87,6 +87,16 @@ export const search: AgentTool<Parameters> = {
         found.push(await searchCode(workspace, name, `${CONTEXT_DIR}/${name}/`, query('.')));
       }
     }
+    if (
+      target.where !== 'code' &&
+      target.where !== 'context-root' &&
+      contextNames(code).length > 0 &&
+      target.relative === '.'
+    ) {
+      notes.push(
+        `(Context repositories are searched with path "${CONTEXT_DIR}" or "${CONTEXT_DIR}/<name>".)`,
+      );
+    }
     const total = found.reduce((sum, f) => sum + f.total, 0);
     const filesMatched = found.reduce((sum, f) => sum + f.filesMatched, 0);
     notes.unshift(...found.flatMap((f) => f.notes));
