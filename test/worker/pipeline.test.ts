@@ -336,7 +336,10 @@ describe('pipeline on a local project: POST → agent edits → commit on a bran
       assert.match(searched!.output, /docs\/index\.mdx:5:/);
       assert.match(searched!.output, /^src\/server\.ts:1: \/\/ The rate limit is 100 jobs per hour\.$/m);
       assert.equal(outside!.ok, false);
-      assert.match(outside!.output, /limited to the documentation directory "docs\/"\. The code outside it is read-only\./);
+      assert.match(
+        outside!.output,
+        /limited to the documentation directory "docs\/"\. The code outside it is read-only\./,
+      );
       assert.equal(inside!.ok, true);
       const branch = done.branch!;
       assert.deepEqual(git(mono, 'diff', '--name-only', `main..${branch}`).split('\n'), [
