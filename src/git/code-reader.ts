@@ -73,6 +73,13 @@ export interface CodeScanResult {
 }
 
 const DEFAULT_BATCH = 200;
+/** Missing files of a folder fetched with one that is read, at most. */
+const READ_AHEAD = 100;
+/** Folders remembered as read ahead, at most (a bound on the reader's memory). */
+const READ_AHEAD_FOLDERS = 10_000;
+/** Names of files that are most likely binary (and often large): never read ahead. */
+const BINARY_NAME =
+  /\.(png|jpe?g|gif|webp|ico|bmp|tiff?|psd|pdf|zip|gz|tgz|bz2|xz|7z|rar|jar|war|class|so|dylib|dll|exe|bin|o|a|wasm|woff2?|ttf|otf|eot|mp[34]|mov|avi|webm|ogg|wav|flac|sqlite|db|pack|idx)$/i;
 
 /** A tree entry: its type, object id and path. */
 interface Entry {
@@ -85,6 +92,8 @@ export class GitCodeReader {
   readonly commit: string;
   readonly #options: GitCodeReaderOptions;
   readonly #objects: CatFileBatch;
+  /** Folders whose missing files were fetched by a read (see `#readAhead`). */
+  readonly #readAheadDone = new Set<string>();
 
   constructor(options: GitCodeReaderOptions) {
     this.commit = options.commit;
@@ -112,9 +121,14 @@ export class GitCodeReader {
     return { files, total, exists };
   }
 
-  /** One file's bytes, when it is a file of at most `maxBytes`. */
+  /**
+   * One file's bytes, when it is a file of at most `maxBytes`. A blob the mirror lacks is fetched
+   * with the other missing files of its folder (read-ahead, see `#readAhead`): reading a file's
+   * neighbours, as one does in code, then costs no further round trip.
+   */
   async read(path: string, maxBytes: number): Promise<CodeReadOutcome> {
     if (path === '.') return { kind: 'directory' };
+    await this.#readAhead(path);
     const info = await this.#objects.info(`${this.commit}:${path}`);
     if (!info) return { kind: 'missing' };
     if (info.type === 'tree') return { kind: 'directory' };
@@ -176,6 +190,49 @@ export class GitCodeReader {
     return result;
   }
 
+  /**
+   * When `path`'s blob is missing, fetches it and up to READ_AHEAD missing files beside it (not
+   * ones whose names say they are binary) in one round trip. Sizes are unknown before a fetch:
+   * the read-ahead is bounded by count, and its blobs go to disk, never to memory.
+   */
+  async #readAhead(path: string): Promise<void> {
+    const slash = path.lastIndexOf('/');
+    const dir = slash === -1 ? '.' : path.slice(0, slash);
+    const name = path.slice(slash + 1);
+    // A folder read ahead once has its files (a file past READ_AHEAD is fetched on its own by git).
+    if (this.#readAheadDone.has(dir)) return;
+    if (this.#readAheadDone.size >= READ_AHEAD_FOLDERS) this.#readAheadDone.clear();
+    this.#readAheadDone.add(dir);
+    const siblings = new Map<string, string>();
+    let target: string | undefined;
+    let rest = '';
+    try {
+      await git(['ls-tree', '-z', dir === '.' ? this.commit : `${this.commit}:${dir}`], {
+        ...this.#gitOptions(),
+        onStdout: (text) => {
+          const records = (rest + text).split('\0');
+          rest = records.pop() ?? '';
+          for (const record of records) {
+            const tab = record.indexOf('\t');
+            if (tab === -1) continue;
+            const [, type = '', oid = ''] = record.slice(0, tab).split(' ');
+            const entry = record.slice(tab + 1);
+            if (type !== 'blob') continue;
+            if (entry === name) target = oid;
+            else if (siblings.size < READ_AHEAD && !BINARY_NAME.test(entry)) siblings.set(oid, entry);
+          }
+          return undefined;
+        },
+      });
+    } catch {
+      return; // not a folder at this commit: the read says what the path is
+    }
+    if (target === undefined) return;
+    const missing = await this.#missing(dir, new Set([target, ...siblings.keys()]), 1);
+    if (!missing.has(target)) return;
+    await this.#fetch([...missing]);
+  }
+
   /** Streams `git ls-tree -r` of `dir` at the commit, entry by entry. */
   async #entries(dir: string, onEntry: (entry: Entry) => void): Promise<void> {
     let rest = '';
@@ -210,8 +267,11 @@ export class GitCodeReader {
     if (rest) take(rest);
   }
 
-  /** Which of `wanted` the repository lacks, listed without fetching anything. */
-  async #missing(dir: string, wanted: Set<string>): Promise<Set<string>> {
+  /**
+   * Which of `wanted` the repository lacks, listed without fetching anything; `depth` 1 looks at
+   * the folder's own files only, not into its subfolders.
+   */
+  async #missing(dir: string, wanted: Set<string>, depth?: number): Promise<Set<string>> {
     const missing = new Set<string>();
     if (wanted.size === 0) return missing;
     let rest = '';
@@ -219,7 +279,8 @@ export class GitCodeReader {
       if (line.startsWith('?') && wanted.has(line.slice(1))) missing.add(line.slice(1));
     };
     const tree = dir === '.' ? `${this.commit}^{tree}` : `${this.commit}:${dir}`;
-    await git(['rev-list', '--objects', '--missing=print', '--no-walk', tree], {
+    const filter = depth === undefined ? [] : [`--filter=tree:${depth}`];
+    await git(['rev-list', '--objects', '--missing=print', ...filter, tree], {
       ...this.#gitOptions(),
       onStdout: (text) => {
         const lines = (rest + text).split('\n');

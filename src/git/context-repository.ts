@@ -4,6 +4,8 @@
  * change's head — or at the tip of a ref, with trees only; blobs come when the agent reads them
  * (code-reader.ts). A second job fetches only the commits and trees that changed since.
  */
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
 import { classifyGitError, defaultRedact } from './checkout.ts';
 import { GitCodeReader } from './code-reader.ts';
 import { type GitOptions, git } from './git.ts';
@@ -34,8 +36,18 @@ export interface OpenedRepository {
   close(): Promise<void>;
 }
 
-/** Where the fetched tip is kept in the mirror (under the mirror's lock, resolved at once). */
+/** Where the fetched commit is kept in the mirror (under the mirror's lock, resolved at once). */
 const FETCHED = 'refs/docwright/context-tip';
+
+/** Largest changed file a later fetch brings along (larger ones come when they are read). */
+const CHANGED_BLOB_LIMIT = '256k';
+
+/** Whether an earlier job fetched into the mirror (its commit is a loose ref: the mirror is never packed). */
+const fetchedBefore = (gitDir: string) =>
+  stat(path.join(gitDir, FETCHED)).then(
+    () => true,
+    () => false,
+  );
 
 /** Fetches the repository's commit (or ref) into its mirror and opens a reader on it. */
 export async function openContextRepository(options: ContextRepositoryOptions): Promise<OpenedRepository> {
@@ -56,16 +68,21 @@ export async function openContextRepository(options: ContextRepositoryOptions): 
       remote,
       async (mirror) => {
         const opts: GitOptions = { cwd: mirror.gitDir, env: options.env, redact, signal };
-        const wanted = options.commit ?? `+${options.ref ?? 'HEAD'}:${FETCHED}`;
+        // Kept under a ref: the next job's fetch offers it as a commit the mirror has, and gets
+        // only what changed since.
+        const wanted = `+${options.commit ?? options.ref ?? 'HEAD'}:${FETCHED}`;
         await git(
           [
             'fetch',
             '--quiet',
             '--no-tags',
             '--no-write-fetch-head',
-            '--depth',
-            '1',
-            '--filter=blob:none',
+            // The first fetch takes no history and no file; a later one takes what changed since
+            // the mirror's last commit (a shallow fetch would make the server walk the whole tree
+            // again), with the changed files up to CHANGED_BLOB_LIMIT: what the job reads first.
+            ...((await fetchedBefore(mirror.gitDir))
+              ? [`--filter=blob:limit=${CHANGED_BLOB_LIMIT}`]
+              : ['--depth', '1', '--filter=blob:none']),
             '--',
             'origin',
             wanted,

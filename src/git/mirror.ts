@@ -111,7 +111,7 @@ export class MirrorCache {
     try {
       const marker = path.join(gitDir, MARKER);
       if (options.rebuild || !(await exists(marker))) {
-        if (await hasLiveWorktree(gitDir)) {
+        if ((await exists(gitDir)) && (await hasLiveWorktree(gitDir))) {
           throw new Error(`the mirror ${gitDir} needs rebuilding but another run uses it`);
         }
         await createMirror(gitDir, remote, options.signal);

@@ -96,7 +96,7 @@ const open = (extra: { commit?: string; ref?: string } = {}) =>
   openContextRepository({ cache, project: 'proj_code', remote, env: env(), ...extra });
 
 describe('the git code reader', () => {
-  test('lists, reads and searches a context repository, fetching each blob only when it is read', async () => {
+  test('lists, reads and searches a context repository, fetching blobs only when they are read', async () => {
     const opened = await open();
     try {
       const gitDir = cache.pathOf('proj_code', remote);
@@ -112,11 +112,28 @@ describe('the git code reader', () => {
       assert.equal((await opened.reader.list('nowhere', { max: 5 })).exists, false);
       assert.deepEqual((await opened.reader.list('src/index.ts', { max: 5 })).files, ['src/index.ts']);
 
+      const requests = server.requests.length;
       const read = await opened.reader.read('src/index.ts', 1024);
       assert.equal(read.kind, 'file');
       assert.equal(read.kind === 'file' && read.bytes.toString('utf8'), FILES['src/index.ts']);
-      const afterRead = await objects(gitDir);
-      assert.equal(afterRead.size, before.size + 1, 'exactly the one blob read was fetched');
+      // Read-ahead: the file and the other files of its folder, in one round trip; nothing else.
+      const folder = server
+        .git(repo, 'ls-tree', 'main', 'src/')
+        .trim()
+        .split('\n')
+        .map((line) => line.split(/\s+/)[2]!);
+      const added = [...(await objects(gitDir))].filter((o) => !before.has(o)).sort();
+      assert.deepEqual(added, [...new Set(folder)].sort());
+      assert.equal(server.requests.slice(requests).filter((r) => r.method === 'POST').length, 1);
+      const neighbour = await opened.reader.read('src/mod1.ts', 1024);
+      assert.equal(neighbour.kind === 'file' && neighbour.bytes.toString('utf8'), FILES['src/mod1.ts']);
+      assert.equal(
+        server.requests.slice(requests).filter((r) => r.method === 'POST').length,
+        1,
+        'a neighbour costs no round trip',
+      );
+      const elsewhere = await opened.reader.read('docs/index.mdx', 1024);
+      assert.equal(elsewhere.kind === 'file' && elsewhere.bytes.toString('utf8'), FILES['docs/index.mdx']);
 
       assert.deepEqual(await opened.reader.read('src', 1024), { kind: 'directory' });
       assert.deepEqual(await opened.reader.read('src/none.ts', 1024), { kind: 'missing' });
@@ -212,8 +229,10 @@ describe('the git code reader', () => {
     try {
       assert.equal(second.commit, head);
       const added = [...(await objects(gitDir))].filter((o) => !before.has(o));
-      // The new commit, the root tree and src/: no blob, nothing else.
-      assert.equal(added.length, 3, `fetched ${added.length} objects`);
+      // The new commit, the root tree, src/ and the changed file: nothing else.
+      assert.equal(added.length, 4, `fetched ${added.length} objects`);
+      const changedBlob = server.git(repo, 'rev-parse', `${head}:src/index.ts`).trim();
+      assert.ok(added.includes(changedBlob), 'the changed file came with the change');
       const read = await second.reader.read('src/index.ts', 1024);
       assert.match(read.kind === 'file' ? read.bytes.toString('utf8') : '', /port = 8080/);
       // The old commit is still readable from the same mirror.
