@@ -12,6 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import type { AgentChange } from '../../src/agent/change.ts';
 import type { CodeReader } from '../../src/agent/code.ts';
 import { loadConfig } from '../../src/config.ts';
+import { HostError } from '../../src/git/hosts/host.ts';
 import { createAgentRunner } from '../../src/worker/agent-runner.ts';
 import { AgentProcess } from '../../src/worker/isolated-agent.ts';
 import type { RunCodeContext } from '../../src/worker/run-code.ts';
@@ -187,6 +188,46 @@ describe('a run that documents a change reads the code it documents', () => {
     } finally {
       await worker.stop(0);
       await model.close();
+    }
+  });
+});
+
+describe('a change that cannot be resolved', () => {
+  test("fails the run with the hook's host error before any model call", async () => {
+    const t = await startTestApp({ env: { DOCWRIGHT_MODEL: 'openai-compatible/scripted' } });
+    const model = await startOpenAIServer();
+    const codeContext = async (): Promise<RunCodeContext> => {
+      throw new HostError('change-unavailable', 'the host answered 404 for acme/api#42');
+    };
+    const worker = new Worker(t.app, { runner: createAgentRunner(t.app, { codeContext }), pollMs: 50 });
+    worker.start();
+    try {
+      const project = await t.app.projects.create({
+        name: 'Gone',
+        repository: repository({ 'index.mdx': '# Home\n' }),
+        openaiCompatibleBaseUrl: model.url,
+        rateLimit: 1000,
+      });
+      const id = (
+        (await t.app.jobs.create(project.id, { prompt: 'Document acme/api#42' })).body as { id: string }
+      ).id;
+      const done = await waitFor(
+        async () => {
+          const j = await t.app.jobs.get(project.id, id);
+          return j.status === 'active' ? undefined : j;
+        },
+        { timeoutMs: 20_000 },
+      );
+      assert.equal(done.status, 'failed');
+      assert.deepEqual(done.error, {
+        code: 'change-unavailable',
+        message: 'the host answered 404 for acme/api#42',
+      });
+      assert.equal(model.requests.length, 0, 'no model call');
+    } finally {
+      await worker.stop(0);
+      await model.close();
+      await t.close();
     }
   });
 });
