@@ -15,8 +15,9 @@
  *   of `--search-mb` MiB (every file, folder by folder, each search bounded as the tool's), its
  *   blobs fetched lazily (target: < 100 MB growth).
  */
-import { type ChildProcess, execFileSync } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { subscribe } from 'node:diagnostics_channel';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -209,20 +210,36 @@ async function firstAndSecond(s: Setup): Promise<void> {
   line('second', second, 'git fetch (warm partial clone)');
 }
 
-/** A repository of about `mb` MiB of text in 8 KiB files, in 16 folders. */
-function generateLarge(bare: string, mb: number): { folders: string[]; files: number } {
+/**
+ * A repository of about `mb` MiB of text in 8 KiB files, in 16 folders, streamed into
+ * `git fast-import` a commit at a time: the benchmark's own memory stays small, so that its
+ * growth while searching is the reader's.
+ */
+async function generateLarge(bare: string, mb: number): Promise<{ folders: string[]; files: number }> {
   const perFile = 8 * 1024;
   const count = Math.ceil((mb * 1024 * 1024) / perFile);
   const folders = Array.from({ length: 16 }, (_, i) => `lib${i}`);
-  const chunks: string[] = [];
+  const child = spawn('git', ['fast-import', '--quiet'], {
+    cwd: bare,
+    env: gitEnv,
+    stdio: ['pipe', 'ignore', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve, reject) =>
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`fast-import exited ${code}`)))),
+  );
   let batch: [string, string][] = [];
   let mark = 0;
-  let from: string | undefined;
-  const flush = () => {
+  const flush = async () => {
     mark++;
-    chunks.push(commit(mark, `Part ${mark}`, batch, 1_700_000_000 + mark, from));
-    from = `:${mark}`;
+    const stream = commit(
+      mark,
+      `Part ${mark}`,
+      batch,
+      1_700_000_000 + mark,
+      mark > 1 ? `:${mark - 1}` : undefined,
+    );
     batch = [];
+    if (!child.stdin.write(stream)) await once(child.stdin, 'drain');
   };
   for (let i = 0; i < count; i++) {
     const lines = Array.from(
@@ -231,10 +248,11 @@ function generateLarge(bare: string, mb: number): { folders: string[]; files: nu
         `// file ${i} line ${l}: ${((i * 2654435761 + l * 40503) >>> 0).toString(36).padEnd(40, 'x')}`,
     );
     batch.push([`${folders[i % folders.length]}/f${i}.ts`, `${lines.join('\n')}\n`]);
-    if (batch.length === 2_000) flush();
+    if (batch.length === 500) await flush();
   }
-  if (batch.length > 0) flush();
-  fastImport(bare, chunks.join(''));
+  if (batch.length > 0) await flush();
+  child.stdin.end();
+  await exited;
   return { folders, files: count };
 }
 
@@ -243,7 +261,7 @@ async function memory(s: Setup): Promise<void> {
   execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch', 'main', bare], { env: gitEnv });
   execFileSync('git', ['config', 'uploadpack.allowFilter', 'true'], { cwd: bare, env: gitEnv });
   execFileSync('git', ['config', 'uploadpack.allowAnySHA1InWant', 'true'], { cwd: bare, env: gitEnv });
-  const generated = generateLarge(bare, SEARCH_MB);
+  const generated = await generateLarge(bare, SEARCH_MB);
   const url = `${s.server.baseUrl}/bench/large.git`;
   const env = gitCredentialEnv(url, { username: USER, token: TOKEN });
   const cacheDir = mkdtempSync(path.join(s.work, 'large-cache-'));
