@@ -9,7 +9,7 @@
  */
 import type { AgentChange } from '../agent/change.ts';
 import { type CodeDescription, type CodeReader, DOCS_REPOSITORY } from '../agent/code.ts';
-import { type Checkout, checkoutContext } from '../git/checkout.ts';
+import { type Checkout, checkoutContext, classifyGitError, fetchIntoCheckout } from '../git/checkout.ts';
 import { GitCodeReader } from '../git/code-reader.ts';
 import { openContextRepository } from '../git/context-repository.ts';
 import { credentialSecrets } from '../git/credentials.ts';
@@ -37,6 +37,11 @@ export interface RunCodeContext {
   contextRepositories: ContextRepositorySource[];
   /** The job's changes, resolved through the hosts (src/git/hosts/change.ts `getChange`), in the job's order. */
   changes: AgentChange[];
+  /**
+   * The commit the project's own code outside `docsDir` is read at: the head of the job's change
+   * of the docs repository, when it has one (default: the checkout's base).
+   */
+  docsCommit?: string;
 }
 
 /**
@@ -89,9 +94,11 @@ export async function openRunCode(options: OpenRunCodeOptions): Promise<RunCode>
   try {
     if (options.docsDir !== '.' && options.docsDir !== '') {
       const { checkout } = options;
+      const commit = options.context.docsCommit ?? checkout.base;
+      if (commit !== checkout.base) await fetchCommit(checkout, commit, options);
       const reader = new GitCodeReader({
         cwd: checkout.dir,
-        commit: checkout.base,
+        commit,
         ...(options.env ? { env: options.env } : {}),
         redact: options.redact,
         ...(checkoutContext(checkout) ? { lock: checkoutContext(checkout)!.lock } : {}),
@@ -131,4 +138,21 @@ export async function openRunCode(options: OpenRunCodeOptions): Promise<RunCode>
     secrets,
     close,
   };
+}
+
+/**
+ * Fetches `commit` (trees only, when the checkout is a partial one) into the checkout's
+ * repository, under its mirror's lock; the worktree is left as it is.
+ */
+async function fetchCommit(checkout: Checkout, commit: string, options: OpenRunCodeOptions): Promise<void> {
+  if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit))
+    throw new Error(`the commit ${JSON.stringify(commit)} is not a full commit id`);
+  const filter = checkout.sparse ? ['--filter=blob:none'] : [];
+  await fetchIntoCheckout(
+    checkout,
+    ['--quiet', '--no-tags', '--no-write-fetch-head', '--depth', '1', ...filter, 'origin', commit],
+    { ...(options.env ? { env: options.env } : {}), redact: options.redact, signal: options.signal },
+  ).catch((error: unknown) => {
+    throw classifyGitError(error);
+  });
 }
