@@ -1,6 +1,8 @@
 /**
- * The mirror cache: one bare, shallow, partial (`--filter=blob:none`) repository per project, from
- * which each run makes its working checkout with `git worktree add`. A run fetches only its ref
+ * The mirror cache: one bare, shallow, partial (`--filter=blob:none`) repository per project and
+ * repository URL — the project's own, from which each run makes its working checkout with
+ * `git worktree add`, and each of its context repositories, whose code the agent reads straight
+ * from the objects (context-repository.ts, code-reader.ts). A run fetches only its ref
  * into the mirror, and only the blobs it checks out, so the second job on a project costs what
  * changed since the first, not the repository.
  *
