@@ -135,8 +135,13 @@ interface Setup {
 }
 
 /** The first job's context work: mirror at the change head, the change's diff, three files read. */
-async function contextWork(s: Setup, cache: MirrorCache, base: string, changed: number): Promise<void> {
-  const tip = head(s.bare);
+async function contextWork(
+  s: Setup,
+  cache: MirrorCache,
+  [base, tip]: [string, string],
+  changed: number,
+): Promise<void> {
+  const started = performance.now();
   const opened = await openContextRepository({
     cache,
     project: 'bench',
@@ -144,9 +149,14 @@ async function contextWork(s: Setup, cache: MirrorCache, base: string, changed: 
     env: s.env,
     commit: tip,
   });
+  const fetched = performance.now();
   try {
     // The host's work: the change's diff (the lead resolves it through the host's API).
     execFileSync('git', ['diff', base, tip], { cwd: s.bare, env: gitEnv, maxBuffer: 1 << 26 });
+    if (args.trace)
+      console.log(
+        `  open ${(fetched - started).toFixed(0)} ms, diff ${(performance.now() - fetched).toFixed(0)} ms`,
+      );
     const reader = gitCodeContext({ readers: new Map([['code', opened.reader]]), maxFileBytes: 1 << 20 });
     const neighbours = [changed, changed + 1, changed + 2].map(codePath);
     for (const file of neighbours) {
@@ -163,11 +173,11 @@ async function firstAndSecond(s: Setup): Promise<void> {
   const second = { docwright: [] as number[], bare: [] as number[] };
   for (let run = 0; run < RUNS; run++) {
     const changedFile = 1_000 + run * 10;
-    const [base] = landChange(s.bare, changedFile, run + 1);
+    const change = landChange(s.bare, changedFile, run + 1);
     const cacheDir = mkdtempSync(path.join(s.work, 'cache-'));
     const cloneDir = path.join(s.work, `clone-${run}`);
     const cache = new MirrorCache({ dir: cacheDir, maxBytes: 1 << 40 });
-    const ours = () => contextWork(s, cache, base, changedFile);
+    const ours = () => contextWork(s, cache, change, changedFile);
     const theirs = () =>
       sh(['clone', '--quiet', '--filter=blob:none', '--no-checkout', '--', s.url, cloneDir], s.work, s.env);
     if (ONLY.has('first')) {
@@ -185,8 +195,8 @@ async function firstAndSecond(s: Setup): Promise<void> {
     if (ONLY.has('second')) {
       // A new commit touching one file lands; both sides are warm.
       const next = changedFile + 5;
-      const [secondBase] = landChange(s.bare, next, 100 + run);
-      const ours2 = () => contextWork(s, cache, secondBase, next);
+      const secondChange = landChange(s.bare, next, 100 + run);
+      const ours2 = () => contextWork(s, cache, secondChange, next);
       const theirs2 = () => sh(['fetch', '--quiet', 'origin'], cloneDir, s.env);
       if (run % 2 === 0) {
         second.docwright.push(await time(ours2));
