@@ -16,6 +16,7 @@ import { createRedactor, redactDeep } from '../redact.ts';
 import { jobChanges, resolveChanges } from './change-resolution.ts';
 import type { ModelSpec } from './isolated-agent.ts';
 import { pullRequestBody } from './pull-request-body.ts';
+import { codeContextOf, openRunCode, type ResolveCodeContext, type RunCode } from './run-code.ts';
 import { processRunDirectory } from './run-directories.ts';
 import type { Runner, RunOutcome } from './runner.ts';
 import { commentOnSources } from './source-comments.ts';
@@ -35,7 +36,16 @@ const failed = (code: string, message: string): RunOutcome => ({
  * pull request. Every secret of the project is redacted from what the run
  * records; git gets its credentials only through the environment.
  */
-export function createAgentRunner(app: App): Runner {
+export interface AgentRunnerOptions {
+  /**
+   * Replaces the code context of each run (tests of code reading alone). Default: the project's
+   * context repositories, each at the head of the job's change of it or else at its ref, and the
+   * job's changes as their hosts resolved them.
+   */
+  codeContext?: ResolveCodeContext;
+}
+
+export function createAgentRunner(app: App, options: AgentRunnerOptions = {}): Runner {
   const mirrors = new MirrorCache(app.config.mirrors);
   const evictMirrors = () =>
     mirrors.evict().then(
@@ -91,6 +101,9 @@ export function createAgentRunner(app: App): Runner {
       const resolved = await resolveChanges(run.changes, hostOf, signal);
       const changes = jobChanges(resolved);
       if (resolved.length > 0) await record('changes.resolved', { changes });
+      const codeContext = options.codeContext
+        ? await options.codeContext(job, run, signal)
+        : await codeContextOf(contexts, contextHosts, resolved, signal);
       const remote = await gitAccess(host, signal);
       // A GitHub App installation token is minted, not stored with the project.
       if (remote.token)
@@ -122,7 +135,29 @@ export function createAgentRunner(app: App): Runner {
         env: remote.env,
         redact,
       });
+      let code: RunCode | undefined;
       try {
+        code = await openRunCode({
+          checkout,
+          ...(remote.env ? { env: remote.env } : {}),
+          redact,
+          docsDir: project.settings.docsDir,
+          cache: mirrors,
+          project: job.projectId,
+          context: codeContext,
+          maxFileBytes: app.config.agentLimits.maxFileBytes,
+          signal,
+          onUnavailable: (name, error) =>
+            void record('code.context_unavailable', {
+              repository: name,
+              message: error instanceof Error ? error.message : String(error),
+            }),
+        });
+        if (code.secrets.length > 0) {
+          const base = redact;
+          const more = createRedactor(code.secrets);
+          redact = (text) => more(base(text));
+        }
         const result = await agent.run(
           {
             root: checkout.dir,
@@ -135,9 +170,13 @@ export function createAgentRunner(app: App): Runner {
             signal,
             emit: (event) => record(event.type, event.data),
             onUsage: recordUsage,
+            code: code.description,
+            codeReader: code.reader,
+            changes: codeContext.changes,
           },
           model,
         );
+        await code.close();
         const committed = await commitFiles(checkout, {
           files: result.changedFiles,
           message: commitMessage(result.title, result.summary, run.id),
@@ -221,7 +260,11 @@ export function createAgentRunner(app: App): Runner {
         };
       } finally {
         // Once the checkout is gone its mirror is idle, and may be evicted.
-        defer(() => checkout.remove().then(evictMirrors));
+        const opened = code;
+        defer(async () => {
+          await opened?.close();
+          await checkout.remove().then(evictMirrors);
+        });
       }
     } catch (error) {
       if (error instanceof AgentFailure || error instanceof HostError)

@@ -133,6 +133,8 @@ describe('a job that documents a code change, end to end on a GitHub double', ()
   test('the DogBench-style prompt: the change is resolved, the PR follows the template and links it, the source PR gets the link', async () => {
     const requestsBefore = model.requests.length;
     model.push(
+      toolCall('read_change', { path: 'src/cli.ts' }),
+      toolCall('read_file', { path: 'src/cli.ts' }),
       toolCall('read_file', { path: 'docs/index.mdx' }),
       toolCall('edit_file', {
         path: 'docs/index.mdx',
@@ -156,7 +158,11 @@ describe('a job that documents a code change, end to end on a GitHub double', ()
         title: 'Add --verbose to the CLI',
       },
     ]);
-    assert.ok(model.requests.length > requestsBefore);
+    // What the model was given: the change's brief, a line of its diff, and the code at its head.
+    const seen = JSON.stringify(model.requests.slice(requestsBefore).map((r) => r.body));
+    assert.match(seen, /Add --verbose to the CLI/);
+    assert.match(seen, /\+ {2}return verbose \? 1 : 0;/, 'a line of the diff');
+    assert.match(seen, /export function run\(verbose = false\)/, 'src/cli.ts at the change head');
 
     const docsPull = github.repo('octo/docs').pulls.find((p) => p.head === done.branch);
     assert.ok(docsPull, 'the docs pull request was opened');
@@ -204,8 +210,11 @@ describe('a job that documents a code change, end to end on a GitHub double', ()
   test('a change of a context repository is resolved with its credentials; a URL of any other repository is never fetched', async () => {
     const before = github.requests.length;
     model.push(
+      toolCall('read_file', { path: '_context/api/src/export.ts' }),
+      toolCall('write_file', { path: '_context/api/src/export.ts', content: 'hacked' }),
       toolCall('finish', { title: 'Nothing yet', summary: 'No documentation change needed for this test.' }),
     );
+    const requestsBefore = model.requests.length;
     const other = `${githttp.baseUrl}/octo/elsewhere/pull/1`;
     const id = await create({
       prompt: `Provided code change: ${githttp.baseUrl}/octo/api/pull/${apiPull}. Unrelated: ${other}`,
@@ -227,6 +236,10 @@ describe('a job that documents a code change, end to end on a GitHub double', ()
       'the unconfigured repository was never contacted',
     );
     assert.ok(github.repo('octo/api').comments.some((c) => c.issue === apiPull));
+    const seen = JSON.stringify(model.requests.slice(requestsBefore).map((r) => r.body));
+    assert.match(seen, /format: \\"md\\" \| \\"pdf\\"/, 'the context repository at the change head');
+    assert.match(seen, /read-only/, 'the write was refused');
+    assert.equal(api.git(['show', 'feature/format:src/export.ts']).includes('hacked'), false);
   });
 
   test('a change the host does not have ends the job change-unavailable before any model call', async () => {
