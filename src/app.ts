@@ -1,5 +1,5 @@
 import { type Automations, createAutomations } from './automations/automations-module.ts';
-import { type ContextRepositories, NO_CONTEXT_REPOSITORIES } from './automations/repositories.ts';
+import { automationContexts, type ContextRepositories } from './automations/repositories.ts';
 import type { Config } from './config.ts';
 import { environmentSecrets } from './environment-secrets.ts';
 import { DocwrightError } from './errors.ts';
@@ -10,6 +10,10 @@ import { createLogger, type Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { createOperatorService, type OperatorService } from './operators/operators.ts';
 import { createSessionService, type SessionService } from './operators/sessions.ts';
+import {
+  type ContextRepositoryService,
+  createContextRepositoryService,
+} from './projects/context-repositories.ts';
 import { createProjectService, type ProjectService } from './projects/projects.ts';
 import { resolveSecretKey, SecretBox } from './projects/secret-box.ts';
 import { processSecrets } from './redact.ts';
@@ -23,6 +27,8 @@ export interface App {
   store: Store;
   logger: Logger;
   projects: ProjectService;
+  /** The code repositories each project's agent reads (SPEC §16). */
+  contextRepositories: ContextRepositoryService;
   keys: KeyService;
   jobs: JobService;
   /** Dashboard accounts and their sign-in sessions. */
@@ -99,6 +105,12 @@ export async function openApp(config: Config, options: OpenAppOptions = {}): Pro
     keys,
     mirrors: new MirrorCache(config.mirrors),
   });
+  const contextRepositories = createContextRepositoryService({
+    store,
+    secretBox: getSecretBox,
+    publicUrl: config.publicUrl,
+    now,
+  });
   const jobs = createJobService({
     store,
     promptMaxChars: config.promptMaxChars,
@@ -112,6 +124,7 @@ export async function openApp(config: Config, options: OpenAppOptions = {}): Pro
     store,
     logger,
     projects,
+    contextRepositories,
     keys,
     operators,
     sessions: createSessionService({ store, now }),
@@ -126,7 +139,7 @@ export async function openApp(config: Config, options: OpenAppOptions = {}): Pro
       store,
       jobs,
       projects,
-      contexts: options.contexts ?? NO_CONTEXT_REPOSITORIES,
+      contexts: options.contexts ?? automationContexts(contextRepositories),
       logger,
       now,
     }),

@@ -37,6 +37,10 @@ export async function runAgent(agentInput: AgentInput, model: Model): Promise<Ag
   const spent = input.spent ?? { steps: 0, tokens: 0, durationMs: 0 };
   const deadline = started + input.budgets.maxDurationMs - spent.durationMs;
   const workspace = await Workspace.open(input.root, input.project, input.limits);
+  const repositories = input.codeReader ? (input.code?.repositories ?? []) : [];
+  if (input.codeReader && repositories.length > 0)
+    workspace.code = { reader: input.codeReader, repositories };
+  const changes = input.changes ?? [];
   // Validation compares against the site as it was before the run.
   const site = await detectSite(input.root, input.project.docsDir);
   const instructions = cachedInstructions(
@@ -44,6 +48,8 @@ export async function runAgent(agentInput: AgentInput, model: Model): Promise<Ag
       project: input.project,
       siteMap: siteMap(site),
       guidance: await readGuidance(input.root, { docsDir: input.project.docsDir }),
+      repositories,
+      changes,
     }),
   );
   const messages: ModelMessage[] = [
@@ -134,6 +140,7 @@ export async function runAgent(agentInput: AgentInput, model: Model): Promise<Ag
           root: workspace.root,
           signal: input.signal,
           workspace,
+          changes,
         });
       } catch (error) {
         if (!(error instanceof ToolError)) throw error;

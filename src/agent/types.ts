@@ -3,6 +3,7 @@
  * HTTP, the database or git: given a directory, a model and an instruction,
  * it edits files in place and reports what it did.
  */
+import type { AgentChange, CodeDescription, CodeReader } from './code-types.ts';
 
 /** Stable failure codes of a run (they become the job's `error.code`). */
 export type AgentFailureCode =
@@ -95,6 +96,15 @@ export interface AgentInput {
   emit: (event: AgentEvent) => Promise<void> | void;
   /** Told each model turn's tokens as soon as the turn is answered (usage accrues as it is spent). */
   onUsage?: (usage: { inputTokens: number; outputTokens: number }) => Promise<void> | void;
+  /**
+   * The code the run may read, read-only (SPEC §16): which repositories `codeReader` serves.
+   * Serializable; the agent's process gets a reader that asks its parent (src/worker/code-ipc.ts).
+   */
+  code?: CodeDescription;
+  /** Answers code reads for `code.repositories` (not serializable: stays in the process that made it). */
+  codeReader?: CodeReader;
+  /** The code changes the job documents, resolved by the worker, in the job's order (default none). */
+  changes?: AgentChange[];
 }
 
 export interface AgentResult {

@@ -14,6 +14,7 @@ import { lstatSync, mkdirSync, renameSync, type Stats, unlinkSync } from 'node:f
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { compileGlob } from '../glob.ts';
+import { type CodeAccess, readOnlyCodeRefusal } from './code.ts';
 import { formatBytes } from './format.ts';
 import { compareStrings, FORBIDDEN_SEGMENTS, normaliseInput } from './paths.ts';
 import { atomicWrite, contentHash, isCode, isEmptyDirectory, readHash, readNoFollow } from './safe-files.ts';
@@ -49,6 +50,8 @@ export class Workspace {
   readonly limits: AgentLimits;
   /** Set by the finish tool. */
   finished: { title: string; summary: string } | null = null;
+  /** The code the run may read (never write), when there is any (see code.ts). */
+  code: CodeAccess | undefined;
 
   readonly #docsDir: string;
   readonly #isWritable: (relative: string) => boolean;
@@ -170,9 +173,11 @@ export class Workspace {
 
   #checkWrite(input: string, relative: string, options: LocateOptions): void {
     if (relative === '.') throw new ToolError('Cannot write the repository root; name a file.');
+    const readOnly = readOnlyCodeRefusal(input, relative, this.#docsDir, this.code);
+    if (readOnly) throw new ToolError(readOnly);
     if (this.#docsDir !== '.' && relative !== this.#docsDir && !relative.startsWith(`${this.#docsDir}/`)) {
       throw new ToolError(
-        `Cannot write "${input}": writes are limited to the documentation directory "${this.#docsDir}/".`,
+        `Cannot write "${input}": writes are limited to the documentation directory "${this.#docsDir}/".${this.code ? ' The code outside it is read-only.' : ''}`,
       );
     }
     if (!this.#isWritable(relative)) {

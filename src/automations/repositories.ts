@@ -26,8 +26,19 @@ export interface ContextRepositories {
   webhookSecretFor(projectId: string, name: string): Promise<string | undefined>;
 }
 
-/** No context repositories and no secrets: every delivery is refused, nothing is polled but `docs`. */
-export const NO_CONTEXT_REPOSITORIES: ContextRepositories = {
-  accessFor: async () => [],
-  webhookSecretFor: async () => undefined,
-};
+/** The context repository service (SPEC §16) as automations read it. */
+export function automationContexts(service: {
+  accessFor(
+    projectId: string,
+  ): Promise<(Omit<WatchedRepository, 'token'> & { secrets: { token?: string } })[]>;
+  webhookSecretFor(projectId: string, name: string): Promise<string | undefined>;
+}): ContextRepositories {
+  return {
+    accessFor: async (projectId) =>
+      (await service.accessFor(projectId)).map(({ secrets, ...repository }) => ({
+        ...repository,
+        token: secrets.token,
+      })),
+    webhookSecretFor: (projectId, name) => service.webhookSecretFor(projectId, name),
+  };
+}

@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { DocwrightError } from '../errors.ts';
 import { VERSION } from '../version.ts';
 import { registerAutomationCommands } from './automation.ts';
+import { registerContextCommands } from './context.ts';
 import { registerDoctorCommand } from './doctor.ts';
 import { registerEvalCommand } from './eval.ts';
 import { registerJobCommands } from './job.ts';
@@ -55,6 +56,7 @@ registerJobCommands(program);
 registerUserCommands(program);
 registerWebhookCommands(program);
 registerAutomationCommands(program);
+registerContextCommands(program);
 registerMcpCommand(program);
 registerEvalCommand(program);
 

@@ -62,6 +62,14 @@ const fieldOptions = (): [Option, string][] => [
   ],
   [new Option('--draft', 'open pull requests as drafts'), 'draft'],
   [new Option('--no-draft', 'open ready pull requests'), 'draft'],
+  [
+    new Option(
+      '--comment-on-source',
+      'comment on each source pull request a job documents with the docs pull request or the reason for none',
+    ),
+    'commentOnSource',
+  ],
+  [new Option('--no-comment-on-source', 'do not comment on source pull requests'), 'commentOnSource'],
   [new Option('--labels <labels>', 'pull request labels (comma-separated)').argParser(list), 'labels'],
   [new Option('--branch-prefix <prefix>', 'head branch prefix (default docwright/)'), 'branchPrefix'],
   [new Option('--author-name <name>', 'commit author name'), 'authorName'],

@@ -47,6 +47,18 @@ const describers: Record<string, (data: Data) => string> = {
     `attempt ${d.attempt} in ${Math.ceil(Number(d.waitMs ?? 0) / 1000)} s: ${clean(d.reason, 100)}`,
   'agent.usage': (d) => `${d.inputTokens} input / ${d.outputTokens} output tokens`,
   'git.pushed': (d) => `branch ${clean(d.branch)}`,
+  'changes.resolved': (d) =>
+    clean(
+      (Array.isArray(d.changes) ? (d.changes as Data[]) : [])
+        .map(
+          (c) =>
+            `${c.repository}${c.kind === 'pull-request' ? `#${c.number}` : `@${String(c.sha).slice(0, 12)}`} ${c.title}`,
+        )
+        .join('; '),
+    ),
+  'change.commented': (d) => `${clean(d.repository, 60)}#${d.number}${d.url ? ` ${clean(d.url)}` : ''}`,
+  'change.comment_failed': (d) => `${clean(d.repository, 60)}#${d.number}: ${clean(d.message, 120)}`,
+  'code.context_unavailable': (d) => `${clean(d.repository, 60)}: ${clean(d.message, 120)}`,
   'job.completed': (d) => clean(d.prLink ?? (d.branch ? `branch ${d.branch}` : 'no files changed')),
   'job.failed': (d) => {
     const error = (d.error ?? {}) as Data;

@@ -60,6 +60,7 @@ const LABELS: Record<string, string> = {
   allowedModels: 'Allowed models',
   openaiCompatibleBaseUrl: 'OpenAI-compatible base URL',
   draft: 'Open pull requests as drafts',
+  commentOnSource: 'Comment on source pull requests',
   labels: 'Labels',
   branchPrefix: 'Branch prefix',
   rateLimit: 'Jobs per hour',
@@ -100,6 +101,7 @@ export function projectInput(form: ProjectForm, mode: 'create' | 'update'): Reco
   input.allowedModels = lines(form.allowedModels);
   optional('openaiCompatibleBaseUrl');
   input.draft = form.draft === 'on';
+  input.commentOnSource = form.commentOnSource === 'on';
   input.labels = lines(form.labels);
   if (form.branchPrefix !== undefined) input.branchPrefix = text('branchPrefix');
   withDefault('authorName');
@@ -133,6 +135,7 @@ export function projectFormValues(project: ProjectView): ProjectForm {
     allowedModels: s.allowedModels.join('\n'),
     openaiCompatibleBaseUrl: s.openaiCompatibleBaseUrl ?? '',
     draft: s.draft ? 'on' : '',
+    commentOnSource: s.commentOnSource ? 'on' : '',
     labels: s.labels.join(', '),
     branchPrefix: s.branchPrefix,
     authorName: s.authorName,
@@ -227,6 +230,8 @@ export function projectForm(options: ProjectFormOptions): Html {
   </fieldset>
   <fieldset><legend>Pull requests</legend>
     <label class="check"><input type="checkbox" name="draft" ${values.draft === 'on' && html`checked`}> ${LABELS.draft}</label>
+    <label class="check"><input type="checkbox" name="commentOnSource" aria-describedby="commentOnSource-hint" ${values.commentOnSource === 'on' && html`checked`}> ${LABELS.commentOnSource}</label>
+    <p class="hint" id="commentOnSource-hint">When a job documents a pull request of a context repository, comment on it with the docs pull request’s link, or with the reason no docs change was needed.</p>
     ${input('labels', 'Comma-separated labels for each pull request.')}
     <div class="row">
       ${input('branchPrefix', `Default ${PROJECT_DEFAULTS.branchPrefix}.`, html`spellcheck="false"`)}

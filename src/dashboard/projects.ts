@@ -1,13 +1,19 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { App } from '../app.ts';
 import { DocwrightError } from '../errors.ts';
 import { isProjectId } from '../ids.ts';
 import { PROJECT_DEFAULTS, type ProjectView } from '../projects/projects.ts';
 import type { WebhookEndpointView } from '../webhooks/webhooks.ts';
+import {
+  type ContextFormState,
+  contextRepositoriesSection,
+  registerContextRepositoryRoutes,
+  requestBaseUrl,
+} from './context-repositories.ts';
 import { html } from './html.ts';
 import { formatNumber, page, projectHeader, sendHtml } from './layout.ts';
 import { type ProjectForm, projectForm, projectFormValues, projectInput } from './project-form.ts';
-import { type SignedIn, setFlash, takeFlash } from './session.ts';
+import { type Flash, type SignedIn, setFlash, takeFlash } from './session.ts';
 import { projectStats } from './stats.ts';
 
 type ProjectParams = { Params: { projectId: string } };
@@ -49,7 +55,7 @@ function webhooksSummary(project: ProjectView, endpoints: WebhookEndpointView[])
 function deleteProjectSection(project: ProjectView) {
   return html`<section class="panel settings-extra danger-zone" aria-labelledby="delete-heading">
   <h2 id="delete-heading">Delete project</h2>
-  <p>Removes the project with its jobs, transcripts, API keys and webhooks. Running jobs are cancelled.</p>
+  <p>Removes the project with its jobs, transcripts, API keys, webhooks and context repositories. Running jobs are cancelled.</p>
   <p><a class="button danger" href="/projects/${project.id}/delete">Delete this project…</a></p>
 </section>`;
 }
@@ -132,16 +138,16 @@ ${projectForm({ signedIn, action: '/projects/new', submitLabel: 'Create project'
   });
 
   const settingsPage = async (
-    request: { signedIn: SignedIn | null },
+    request: FastifyRequest,
     project: ProjectView,
     values: ProjectForm,
-    options: { error?: DocwrightError; notice?: string } = {},
+    options: { error?: DocwrightError; flash?: Flash; contextForm?: ContextFormState } = {},
   ) =>
     page({
       title: `Settings · ${project.name}`,
       signedIn: request.signedIn,
       section: 'projects',
-      flash: { notice: options.notice },
+      flash: { notice: options.flash?.notice },
       body: html`${projectHeader(project, 'settings')}
 ${projectForm({
   signedIn: request.signedIn!,
@@ -150,14 +156,26 @@ ${projectForm({
   values,
   project,
   error: options.error,
-  extra: html`${webhooksSummary(project, await app.webhooks.listEndpoints(project.id))}${deleteProjectSection(project)}`,
+  extra: html`${contextRepositoriesSection({
+    project,
+    signedIn: request.signedIn!,
+    repositories: await app.contextRepositories.list(project.id, { baseUrl: requestBaseUrl(request) }),
+    form: options.contextForm,
+    added: options.flash?.newContextRepository,
+  })}${webhooksSummary(project, await app.webhooks.listEndpoints(project.id))}${deleteProjectSection(project)}`,
 })}`,
     });
 
   server.get<ProjectParams>('/projects/:projectId/settings', async (request, reply) => {
     const project = await projectOf(app, request.params.projectId);
-    const { notice } = takeFlash(request, reply, app);
-    return sendHtml(reply, await settingsPage(request, project, projectFormValues(project), { notice }));
+    const flash = takeFlash(request, reply, app);
+    return sendHtml(reply, await settingsPage(request, project, projectFormValues(project), { flash }));
+  });
+
+  registerContextRepositoryRoutes(server, app, {
+    projectOf,
+    settingsPage: (request, project, contextForm) =>
+      settingsPage(request, project, projectFormValues(project), { contextForm }),
   });
 
   server.post<ProjectParams & { Body: ProjectForm }>(

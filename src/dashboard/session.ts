@@ -99,6 +99,8 @@ export interface Flash {
   progress?: string;
   newKey?: { id: string; key: string };
   newWebhook?: { id: string; url: string; secret: string };
+  /** A context repository just added: its webhook URL and secret, shown once (SPEC §16). */
+  newContextRepository?: { name: string; webhookUrl: string; webhookSecret: string };
 }
 
 const flashKey = (signedIn: SignedIn) =>

@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
 
 export class GitError extends Error {
   readonly exitCode: number | null;
@@ -76,30 +76,7 @@ export function git(args: string[], options: GitOptions = {}): Promise<string> {
       reject(abortError(signal));
       return;
     }
-    const argv = [
-      ...wrapper(),
-      'git',
-      '-c',
-      'core.hooksPath=/dev/null',
-      '-c',
-      'protocol.file.allow=always',
-      ...args,
-    ];
-    const child = spawn(argv[0]!, argv.slice(1), {
-      cwd: options.cwd,
-      detached: true,
-      env: {
-        ...process.env,
-        GIT_TERMINAL_PROMPT: '0',
-        GIT_ASKPASS: '',
-        SSH_ASKPASS: '',
-        GIT_CONFIG_NOSYSTEM: '1',
-        GIT_CONFIG_GLOBAL: '/dev/null',
-        LC_ALL: 'C',
-        ...options.env,
-      },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawnGit(args, options);
     let stopped: Error | undefined;
     let killTimer: NodeJS.Timeout | undefined;
     const killGroup = (name: NodeJS.Signals) => {
@@ -160,7 +137,42 @@ export function git(args: string[], options: GitOptions = {}): Promise<string> {
   });
 }
 
-function abortError(signal: AbortSignal): Error {
+/**
+ * Starts git the way {@link git} does (no terminal, hooks or outside configuration; its own
+ * process group; dying with the server) and hands back the process, for a caller that talks
+ * to a long-lived git (`cat-file --batch-command`) itself. Credentials go in `options.env`.
+ */
+export function spawnGit(
+  args: string[],
+  options: Pick<GitOptions, 'cwd' | 'env'> = {},
+): ChildProcessWithoutNullStreams {
+  const argv = [
+    ...wrapper(),
+    'git',
+    '-c',
+    'core.hooksPath=/dev/null',
+    '-c',
+    'protocol.file.allow=always',
+    ...args,
+  ];
+  return spawn(argv[0]!, argv.slice(1), {
+    cwd: options.cwd,
+    detached: true,
+    env: {
+      ...process.env,
+      GIT_TERMINAL_PROMPT: '0',
+      GIT_ASKPASS: '',
+      SSH_ASKPASS: '',
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      LC_ALL: 'C',
+      ...options.env,
+    },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+}
+
+export function abortError(signal: AbortSignal): Error {
   const error = new Error('The operation was aborted', { cause: signal.reason });
   error.name = 'AbortError';
   return Object.assign(error, { code: 'ABORT_ERR' });

@@ -25,10 +25,14 @@ export async function isGitRepository(dir: string): Promise<boolean> {
 
 /**
  * The branch HEAD points at: for a local directory, from its HEAD; for a
- * remote URL, by asking the server (`ls-remote --symref`). Returns undefined
+ * remote URL, by asking the server (`ls-remote --symref`), with `env` carrying the
+ * credentials (src/git/credentials.ts) a private repository needs. Returns undefined
  * when it cannot be told.
  */
-export async function findDefaultBranch(repository: string): Promise<string | undefined> {
+export async function findDefaultBranch(
+  repository: string,
+  env: Record<string, string> = {},
+): Promise<string | undefined> {
   try {
     if (repository.startsWith('file://')) {
       // Not `.pathname`: that keeps percent-escapes (`my%20docs`).
@@ -40,7 +44,7 @@ export async function findDefaultBranch(repository: string): Promise<string | un
       return stdout.trim() || undefined;
     }
     const { stdout } = await run('git', ['ls-remote', '--symref', '--', repository, 'HEAD'], {
-      env: nonInteractiveGitEnv(),
+      env: { ...nonInteractiveGitEnv(), ...env },
       timeout: 15_000,
     });
     const match = /^ref: refs\/heads\/(\S+)\s+HEAD$/m.exec(stdout);

@@ -1,6 +1,8 @@
 /**
- * The mirror cache: one bare, shallow, partial (`--filter=blob:none`) repository per project, from
- * which each run makes its working checkout with `git worktree add`. A run fetches only its ref
+ * The mirror cache: one bare, shallow, partial (`--filter=blob:none`) repository per project and
+ * repository URL — the project's own, from which each run makes its working checkout with
+ * `git worktree add`, and each of its context repositories, whose code the agent reads straight
+ * from the objects (context-repository.ts, code-reader.ts). A run fetches only its ref
  * into the mirror, and only the blobs it checks out, so the second job on a project costs what
  * changed since the first, not the repository.
  *
@@ -111,7 +113,7 @@ export class MirrorCache {
     try {
       const marker = path.join(gitDir, MARKER);
       if (options.rebuild || !(await exists(marker))) {
-        if (await hasLiveWorktree(gitDir)) {
+        if ((await exists(gitDir)) && (await hasLiveWorktree(gitDir))) {
           throw new Error(`the mirror ${gitDir} needs rebuilding but another run uses it`);
         }
         await createMirror(gitDir, remote, options.signal);
@@ -123,6 +125,19 @@ export class MirrorCache {
     } finally {
       await release();
     }
+  }
+
+  /**
+   * Marks the mirror as used by a code reader until the returned function is called (or this
+   * process ends): eviction and `discardProject` leave it alone meanwhile, as they do a mirror
+   * with a live worktree. Call it inside `use` (the mirror must exist).
+   */
+  async hold(mirror: Mirror): Promise<() => Promise<void>> {
+    const dir = path.join(mirror.gitDir, HOLDS);
+    await mkdir(dir, { recursive: true });
+    const file = path.join(dir, `${process.pid}-${++holdCount}`);
+    await writeFile(file, '');
+    return () => rm(file, { force: true });
   }
 
   /**
@@ -250,13 +265,30 @@ async function discard(gitDir: string): Promise<void> {
 }
 
 /**
- * Whether a run still uses the mirror: a linked worktree whose folder exists. Entries of
- * folders that are gone (a run killed before it could remove its worktree) are pruned.
+ * Whether a run still uses the mirror: a linked worktree whose folder exists, or a code reader
+ * of a live process (see `MirrorCache.hold`). Entries of folders that are gone (a run killed
+ * before it could remove its worktree) are pruned, and holds of processes that are gone ignored.
  */
 async function hasLiveWorktree(gitDir: string): Promise<boolean> {
   await git(['worktree', 'prune'], { cwd: gitDir }).catch(() => {});
   const entries = await readdir(path.join(gitDir, 'worktrees')).catch(() => []);
-  return entries.length > 0;
+  if (entries.length > 0) return true;
+  const holds = await readdir(path.join(gitDir, HOLDS)).catch(() => [] as string[]);
+  return holds.some((name) => processAlive(Number(name.split('-')[0])));
+}
+
+/** Folder of a mirror holding one empty file per code reader using it: `<pid>-<n>`. */
+const HOLDS = 'docwright-readers';
+let holdCount = 0;
+
+function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 async function exists(file: string): Promise<boolean> {

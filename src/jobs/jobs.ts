@@ -106,9 +106,18 @@ export function createJobService(options: JobServiceOptions) {
   /** Signals are nudges: losing one only delays a wake-up until the next poll. */
   const publish = (signal: Signal) => (options.publish?.(signal) ?? Promise.resolve()).catch(() => {});
   const limitOf = (project: ProjectRow) => project.rate_limit ?? options.defaultRateLimit;
-  /** The repositories a job's changes may name. */
-  const namedRepositories = (project: ProjectRow): NamedRepository[] => [
+  /** The repositories a job's changes may name: the project's own and its context repositories. */
+  const namedRepositories = async (
+    trx: Transaction<Database>,
+    project: ProjectRow,
+  ): Promise<NamedRepository[]> => [
     { name: DOCS_REPOSITORY, repository: project.repository },
+    ...(await trx
+      .selectFrom('context_repositories')
+      .select(['name', 'repository'])
+      .where('project_id', '=', project.id)
+      .orderBy('name')
+      .execute()),
   ];
 
   async function lockedProject(trx: Transaction<Database>, projectId: string): Promise<ProjectRow> {
@@ -325,7 +334,7 @@ export function createJobService(options: JobServiceOptions) {
           archived_at: null,
           changes: '[]',
         };
-        const changes = requestedChanges(body.prompt, body.changes, namedRepositories(project));
+        const changes = requestedChanges(body.prompt, body.changes, await namedRepositories(trx, project));
         await trx.executeQuery(insertJob(row));
         await enqueueJobMessage(trx, { type: 'job.created', projectId, jobId: row.id, job: row, at });
         const runId = await queueRun(trx, {
@@ -368,7 +377,12 @@ export function createJobService(options: JobServiceOptions) {
       return createWork(projectId, idempotency, async (trx, project, at) => {
         const job = await findFinishedJob(projectId, jobId, trx);
         const last = await lastRun(trx, jobId);
-        const changes = requestedChanges(body.prompt, body.changes, namedRepositories(project), last.changes);
+        const changes = requestedChanges(
+          body.prompt,
+          body.changes,
+          await namedRepositories(trx, project),
+          last.changes,
+        );
         return continueJob(trx, project, job, at, {
           seq: last.seq + 1,
           prompt: body.prompt,

@@ -1,11 +1,11 @@
 /**
  * Deleting a project, and what it takes with it. The project's row goes, and with it (by the
  * schema's cascades) its jobs with their runs, transcripts and diffs, its API keys, webhook
- * endpoints with their deliveries, idempotency keys, rate-limit uses and token usage. A running
- * run is cancelled: its worker loses it at once (signal) or at its next check, and writes nothing
- * more. Keys stop working at once in every process: each one's cache of verified keys is emptied
- * (`keys-changed`), and a lookup finds no key. Branches and pull requests already pushed stay on
- * the code host.
+ * endpoints with their deliveries, context repositories, idempotency keys, rate-limit uses and
+ * token usage. A running run is cancelled: its worker loses it at once (signal) or at its next
+ * check, and writes nothing more. Keys stop working at once in every process: each one's cache of
+ * verified keys is emptied (`keys-changed`), and a lookup finds no key. Branches and pull requests
+ * already pushed stay on the code host.
  */
 import type { Kysely } from 'kysely';
 import { DocwrightError } from '../errors.ts';

@@ -1,7 +1,7 @@
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { DocwrightError } from '../errors.ts';
-import { findDefaultBranch, localRepositoryProblem } from '../git/inspect.ts';
+import { createHost, gitAccess } from '../git/hosts/index.ts';
+import { findDefaultBranch } from '../git/inspect.ts';
 import type { MirrorCache } from '../git/mirror.ts';
 import { newProjectId } from '../ids.ts';
 import type { KeyService } from '../keys/keys.ts';
@@ -19,7 +19,7 @@ import {
   relativePath,
 } from '../validation.ts';
 import { deleteProjectRows, type ProjectDeletionImpact, projectDeletionImpact } from './project-deletion.ts';
-import { HOSTS, type HostKind, parseRepository } from './repository.ts';
+import { HOSTS, type HostKind, resolveRepository } from './repository.ts';
 import type { SecretBox } from './secret-box.ts';
 
 /** Markdown, MDX and the configuration files of the docs sites we recognise. */
@@ -62,6 +62,7 @@ const projectFields = {
   allowedModels: z.array(model).max(50),
   openaiCompatibleBaseUrl: httpUrl.nullable(),
   draft: z.boolean(),
+  commentOnSource: z.boolean(),
   labels: z.array(z.string().min(1).max(100)).max(20),
   branchPrefix: branchPrefix(),
   authorName: z.string().min(1).max(200),
@@ -86,14 +87,17 @@ const settingsSchema = z.object({
   allowedModels: z.array(z.string()).default([]),
   openaiCompatibleBaseUrl: z.string().nullable().default(null),
   draft: z.boolean().default(false),
+  /**
+   * Comment on each source pull request a job documents with the docs pull request's link, or the
+   * agent's reason when no docs change was needed (SPEC §16).
+   */
+  commentOnSource: z.boolean().default(false),
   labels: z.array(z.string()).default([]),
   branchPrefix: z.string().default('docwright/'),
   authorName: z.string().default('docwright[bot]'),
   authorEmail: z.string().default('docwright[bot]@users.noreply.github.com'),
   /** Model tokens (input + output) the project may spend per calendar month (UTC); null: no limit. */
   monthlyTokenBudget: z.number().nullable().default(null),
-  /** Comment on each source pull request a job documents with the docs pull request or the reason none was needed. */
-  commentOnSource: z.boolean().default(false),
 });
 export type ProjectSettings = z.output<typeof settingsSchema>;
 
@@ -241,32 +245,28 @@ export function createProjectService(deps: {
     return next;
   }
 
-  async function resolveRepository(input: { repository: string; host?: HostKind | undefined }) {
-    const parsed = parseRepository(input.repository);
-    if ('error' in parsed) {
-      throw new DocwrightError('invalid-request', `repository ${parsed.error}`, {
-        fields: [{ field: 'repository', message: parsed.error }],
-      });
+  /**
+   * The repository's default branch, asked with the credentials the request gave: a private
+   * repository answers nobody else. Undefined when it cannot be told (the caller asks for `ref`).
+   */
+  async function defaultBranchOf(url: string, host: HostKind, input: ProjectCreateInput) {
+    if (host === 'local') return findDefaultBranch(url);
+    try {
+      const access = await gitAccess(
+        createHost(
+          { host, repository: url, apiUrl: input.apiUrl ?? null },
+          {
+            token: input.token ?? undefined,
+            githubAppId: input.githubAppId ?? undefined,
+            githubPrivateKey: input.githubPrivateKey ?? undefined,
+            githubInstallationId: input.githubInstallationId ?? undefined,
+          },
+        ),
+      );
+      return (await findDefaultBranch(access.url, access.env)) ?? (await findDefaultBranch(url));
+    } catch {
+      return findDefaultBranch(url);
     }
-    const host = input.host ?? parsed.detectedHost;
-    if (!host) {
-      const message = `cannot tell the code host of ${new URL(parsed.url).hostname}; set host to github, gitlab or gitea`;
-      throw new DocwrightError('invalid-request', message, { fields: [{ field: 'host', message }] });
-    }
-    if ((host === 'local') !== parsed.url.startsWith('file://')) {
-      const message =
-        host === 'local'
-          ? 'host local needs a local path or file:// repository'
-          : `host ${host} needs an http(s) repository URL`;
-      throw new DocwrightError('invalid-request', message, { fields: [{ field: 'host', message }] });
-    }
-    if (host === 'local') {
-      const message = await localRepositoryProblem(fileURLToPath(parsed.url));
-      if (message) {
-        throw new DocwrightError('invalid-request', message, { fields: [{ field: 'repository', message }] });
-      }
-    }
-    return { url: parsed.url, host };
   }
 
   return {
@@ -281,7 +281,7 @@ export function createProjectService(deps: {
     async create(raw) {
       const input = parseOrThrow(projectCreateInput, raw);
       const { url, host } = await resolveRepository(input);
-      const ref = input.ref ?? (await findDefaultBranch(url));
+      const ref = input.ref ?? (await defaultBranchOf(url, host, input));
       if (!ref) {
         const message = `cannot read the default branch of ${url}; set ref`;
         throw new DocwrightError('invalid-request', message, { fields: [{ field: 'ref', message }] });

@@ -1,7 +1,9 @@
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
+import { DocwrightError } from '../errors.ts';
 import { HOST_KINDS, type HostKind } from '../git/hosts/host.ts';
+import { localRepositoryProblem } from '../git/inspect.ts';
 import { normalRepositoryUrl } from '../git/repository-url.ts';
 import { ipLiteral, isPublicAddress } from '../public-address.ts';
 
@@ -74,4 +76,40 @@ export function parseRepository(input: string, cwd = process.cwd()): ParsedRepos
   const segments = new URL(normal).pathname.split('/').filter(Boolean);
   if (segments.length < 2) return { error: 'must name a repository as https://host/owner/name' };
   return { url: normal, detectedHost: knownHosts[url.hostname.toLowerCase()] };
+}
+
+/**
+ * A repository and its host as a project or a context repository stores them (SPEC §6, §16):
+ * the URL validated and normalised, the host detected or checked against it, a local repository
+ * checked to exist. Throws `invalid-request` naming the field (`repository` or `host`).
+ */
+export async function resolveRepository(input: {
+  repository: string;
+  host?: HostKind | undefined;
+}): Promise<{ url: string; host: HostKind }> {
+  const parsed = parseRepository(input.repository);
+  if ('error' in parsed) {
+    throw new DocwrightError('invalid-request', `repository ${parsed.error}`, {
+      fields: [{ field: 'repository', message: parsed.error }],
+    });
+  }
+  const host = input.host ?? parsed.detectedHost;
+  if (!host) {
+    const message = `cannot tell the code host of ${new URL(parsed.url).hostname}; set host to github, gitlab or gitea`;
+    throw new DocwrightError('invalid-request', message, { fields: [{ field: 'host', message }] });
+  }
+  if ((host === 'local') !== parsed.url.startsWith('file://')) {
+    const message =
+      host === 'local'
+        ? 'host local needs a local path or file:// repository'
+        : `host ${host} needs an http(s) repository URL`;
+    throw new DocwrightError('invalid-request', message, { fields: [{ field: 'host', message }] });
+  }
+  if (host === 'local') {
+    const message = await localRepositoryProblem(fileURLToPath(parsed.url));
+    if (message) {
+      throw new DocwrightError('invalid-request', message, { fields: [{ field: 'repository', message }] });
+    }
+  }
+  return { url: parsed.url, host };
 }

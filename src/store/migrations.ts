@@ -385,6 +385,26 @@ function migrations(dialect: DialectName): Record<string, Migration> {
           .execute();
       },
     },
+    '0009_context_repositories': {
+      async up(db) {
+        // The code repositories a project's agent may read (SPEC §16). Credentials and the webhook
+        // secret are sealed with the project SecretBox: the secret must be recoverable, since §17
+        // checks each code host's signature with it.
+        await db.schema
+          .createTable('context_repositories')
+          .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id').onDelete('cascade'))
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('repository', 'text', (c) => c.notNull())
+          .addColumn('host', 'text', (c) => c.notNull())
+          .addColumn('api_url', 'text')
+          .addColumn('ref', 'text')
+          .addColumn('secrets', 'text')
+          .addColumn('webhook_secret', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('context_repositories_pk', ['project_id', 'name'])
+          .execute();
+      },
+    },
     '0010_job_changes': {
       async up(db) {
         // The code changes a job documents: requested with each run (a follow-up adds to its

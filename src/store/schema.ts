@@ -27,7 +27,27 @@ export interface Database extends AutomationTables {
   project_usage: ProjectUsageTable;
   head_branches: HeadBranchTable;
   server_processes: ServerProcessTable;
+  context_repositories: ContextRepositoryTable;
 }
+
+/** A code repository a project's agent reads, never writes (SPEC §16). */
+export interface ContextRepositoryTable {
+  project_id: string;
+  /** A slug, unique in the project; `docs` is reserved for the project's own repository. */
+  name: string;
+  /** Normalised as a project's (src/projects/repository.ts). */
+  repository: string;
+  host: string;
+  api_url: string | null;
+  /** The branch read by default; null: the repository's default branch. */
+  ref: string | null;
+  /** JSON mapping each credential's name to its value sealed with the project SecretBox, or null. */
+  secrets: string | null;
+  /** The secret code hosts sign their webhooks with (§17), sealed with the project SecretBox. */
+  webhook_secret: string;
+  created_at: string;
+}
+export type ContextRepositoryRow = Selectable<ContextRepositoryTable>;
 
 /**
  * A head branch docwright created on a project's repository, recorded when it pushed it: the

@@ -9,6 +9,7 @@
  */
 import { enableCompileCache } from 'node:module';
 import type { AgentEvent } from '../agent/types.ts';
+import { codeReaderClient } from './code-ipc.ts';
 import type { ChildMessage, ParentMessage } from './isolated-agent.ts';
 
 // Cached bytecode makes the next run's process start in about half the time.
@@ -47,8 +48,16 @@ const onUsage = (usage: { inputTokens: number; outputTokens: number }) =>
 async function run(message: Extract<ParentMessage, { type: 'start' }>): Promise<ChildMessage> {
   try {
     const model = resolveModel(message.model.id, message.model.options);
+    // Code is read by the parent, which holds the mirrors and the credentials.
+    const codeReader = message.input.code ? code.reader : undefined;
     const result = await runAgent(
-      { ...message.input, signal: new AbortController().signal, emit, onUsage },
+      {
+        ...message.input,
+        signal: new AbortController().signal,
+        emit,
+        onUsage,
+        ...(codeReader ? { codeReader } : {}),
+      },
       model,
     );
     return { type: 'result', result };
@@ -60,8 +69,12 @@ async function run(message: Extract<ParentMessage, { type: 'start' }>): Promise<
   }
 }
 
+const code = codeReaderClient((request) => void send(request));
+
 process.on('message', (message: ParentMessage) => {
-  if (message.type === 'ack') {
+  if (message.type === 'code-reply') {
+    code.deliver(message);
+  } else if (message.type === 'ack') {
     acks.get(message.seq)?.();
     acks.delete(message.seq);
   } else if (message.type === 'start') {

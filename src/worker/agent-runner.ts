@@ -16,6 +16,7 @@ import { createRedactor, redactDeep } from '../redact.ts';
 import { jobChanges, resolveChanges } from './change-resolution.ts';
 import type { ModelSpec } from './isolated-agent.ts';
 import { pullRequestBody } from './pull-request-body.ts';
+import { codeContextOf, openRunCode, type ResolveCodeContext, type RunCode } from './run-code.ts';
 import { processRunDirectory } from './run-directories.ts';
 import type { Runner, RunOutcome } from './runner.ts';
 import { commentOnSources } from './source-comments.ts';
@@ -35,7 +36,16 @@ const failed = (code: string, message: string): RunOutcome => ({
  * pull request. Every secret of the project is redacted from what the run
  * records; git gets its credentials only through the environment.
  */
-export function createAgentRunner(app: App): Runner {
+export interface AgentRunnerOptions {
+  /**
+   * Replaces the code context of each run (tests of code reading alone). Default: the project's
+   * context repositories, each at the head of the job's change of it or else at its ref, and the
+   * job's changes as their hosts resolved them.
+   */
+  codeContext?: ResolveCodeContext;
+}
+
+export function createAgentRunner(app: App, options: AgentRunnerOptions = {}): Runner {
   const mirrors = new MirrorCache(app.config.mirrors);
   const evictMirrors = () =>
     mirrors.evict().then(
@@ -54,7 +64,10 @@ export function createAgentRunner(app: App): Runner {
       );
     }
     const secrets = await app.projects.getSecrets(job.projectId);
-    let redact = createRedactor(confidentialValues(secrets));
+    // The context repositories' tokens are as confidential as the project's own.
+    const contexts = await app.contextRepositories.accessFor(job.projectId);
+    const contextTokens = contexts.flatMap((c) => (c.secrets.token ? [c.secrets.token] : []));
+    let redact = createRedactor([...confidentialValues(secrets), ...contextTokens]);
     const record = (type: string, data?: unknown) => emit(type, redactDeep(data, redact));
     // The project's own keys win over the environment's. Resolved here once so that a model
     // that is not configured fails the run before anything starts; the agent's process resolves
@@ -77,17 +90,24 @@ export function createAgentRunner(app: App): Runner {
     const agent = spares.take();
     try {
       const host = createHost(project, secrets);
-      // Each change is fetched before the model starts: one the host cannot give ends the run here.
-      const resolved = await resolveChanges(
-        run.changes,
-        (name) => (name === DOCS_REPOSITORY ? host : undefined),
-        signal,
+      const contextHosts = new Map(
+        contexts.map((c) => [
+          c.name,
+          createHost({ host: c.host, repository: c.repository, apiUrl: c.apiUrl }, c.secrets),
+        ]),
       );
+      const hostOf = (name: string) => (name === DOCS_REPOSITORY ? host : contextHosts.get(name));
+      // Each change is fetched before the model starts: one the host cannot give ends the run here.
+      const resolved = await resolveChanges(run.changes, hostOf, signal);
       const changes = jobChanges(resolved);
       if (resolved.length > 0) await record('changes.resolved', { changes });
+      const codeContext = options.codeContext
+        ? await options.codeContext(job, run, signal)
+        : await codeContextOf(contexts, contextHosts, resolved, signal);
       const remote = await gitAccess(host, signal);
       // A GitHub App installation token is minted, not stored with the project.
-      if (remote.token) redact = createRedactor([...confidentialValues(secrets), remote.token]);
+      if (remote.token)
+        redact = createRedactor([...confidentialValues(secrets), ...contextTokens, remote.token]);
       const checkout = await checkoutForRun({
         remote: remote.url,
         ref: job.source.ref,
@@ -115,7 +135,29 @@ export function createAgentRunner(app: App): Runner {
         env: remote.env,
         redact,
       });
+      let code: RunCode | undefined;
       try {
+        code = await openRunCode({
+          checkout,
+          ...(remote.env ? { env: remote.env } : {}),
+          redact,
+          docsDir: project.settings.docsDir,
+          cache: mirrors,
+          project: job.projectId,
+          context: codeContext,
+          maxFileBytes: app.config.agentLimits.maxFileBytes,
+          signal,
+          onUnavailable: (name, error) =>
+            void record('code.context_unavailable', {
+              repository: name,
+              message: error instanceof Error ? error.message : String(error),
+            }),
+        });
+        if (code.secrets.length > 0) {
+          const base = redact;
+          const more = createRedactor(code.secrets);
+          redact = (text) => more(base(text));
+        }
         const result = await agent.run(
           {
             root: checkout.dir,
@@ -128,9 +170,13 @@ export function createAgentRunner(app: App): Runner {
             signal,
             emit: (event) => record(event.type, event.data),
             onUsage: recordUsage,
+            code: code.description,
+            codeReader: code.reader,
+            changes: codeContext.changes,
           },
           model,
         );
+        await code.close();
         const committed = await commitFiles(checkout, {
           files: result.changedFiles,
           message: commitMessage(result.title, result.summary, run.id),
@@ -196,7 +242,7 @@ export function createAgentRunner(app: App): Runner {
         if (pull)
           await record('pull_request.ready', { url: pull.url, number: pull.number, created: pull.created });
         if (project.settings.commentOnSource)
-          await commentOnSources(resolved, (name) => (name === DOCS_REPOSITORY ? host : undefined), {
+          await commentOnSources(resolved, hostOf, {
             prLink: pull?.url ?? null,
             summary: result.summary,
             jobId: job.id,
@@ -214,7 +260,11 @@ export function createAgentRunner(app: App): Runner {
         };
       } finally {
         // Once the checkout is gone its mirror is idle, and may be evicted.
-        defer(() => checkout.remove().then(evictMirrors));
+        const opened = code;
+        defer(async () => {
+          await opened?.close();
+          await checkout.remove().then(evictMirrors);
+        });
       }
     } catch (error) {
       if (error instanceof AgentFailure || error instanceof HostError)

@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import type { ResolveModelOptions } from '../agent/models.ts';
 import { type AgentEvent, AgentFailure, type AgentInput, type AgentResult } from '../agent/types.ts';
 import { type AgentProcessLimits, DEFAULT_AGENT_PROCESS_LIMITS } from '../config.ts';
+import { answerCodeRequest, type CodeReply, type CodeRequest } from './code-ipc.ts';
 
 /** The model as the child resolves it: an id and settings that cross IPC (no functions). */
 export interface ModelSpec {
@@ -23,14 +24,16 @@ export interface ModelSpec {
 }
 
 /** What the agent needs, without the parts that cannot cross a process boundary. */
-export type SerializableAgentInput = Omit<AgentInput, 'signal' | 'emit' | 'onUsage'>;
+export type SerializableAgentInput = Omit<AgentInput, 'signal' | 'emit' | 'onUsage' | 'codeReader'>;
 
 export type ParentMessage =
   | { type: 'start'; input: SerializableAgentInput; model: ModelSpec }
-  | { type: 'ack'; seq: number };
+  | { type: 'ack'; seq: number }
+  | CodeReply;
 
 export type ChildMessage =
   | { type: 'ready' }
+  | CodeRequest
   | { type: 'alive'; rss: number }
   | { type: 'event'; seq: number; event: AgentEvent }
   | { type: 'usage'; seq: number; usage: { inputTokens: number; outputTokens: number } }
@@ -145,9 +148,11 @@ export class AgentProcess {
    * the run (the model's, a budget, the memory cap, an unresponsive process), or with an Error
    * when the process broke for another reason. Events go to `input.emit` and each turn's tokens
    * to `input.onUsage`, one at a time: the child waits for each to be recorded before it goes on.
+   * The child's code reads (`input.code`) are answered here with `input.codeReader` (code-ipc.ts).
    */
   async run(input: AgentInput, model: ModelSpec): Promise<AgentResult> {
-    const { signal, emit, onUsage, ...serializable } = input;
+    const { signal, emit, onUsage, codeReader, ...serializable } = input;
+    if (!codeReader) delete serializable.code;
     const child = this.#child;
     let lastHeard = Date.now();
     let settled: ChildMessage | undefined;
@@ -176,6 +181,9 @@ export class AgentProcess {
               this.#stop('aborted');
             },
           );
+          return;
+        case 'code':
+          void answerCodeRequest(codeReader, message).then((reply) => this.#send(reply));
           return;
         case 'result':
         case 'failure':

@@ -131,7 +131,17 @@ describe('the docs agent, driven by a scripted OpenAI-compatible server', () => 
     const first = server.requests.at(-4)!.body;
     assert.deepEqual(
       first.tools.map((t: { function: { name: string } }) => t.function.name),
-      ['list_files', 'read_file', 'search', 'write_file', 'edit_file', 'delete_file', 'move_file', 'finish'],
+      [
+        'list_files',
+        'read_file',
+        'search',
+        'write_file',
+        'edit_file',
+        'delete_file',
+        'move_file',
+        'read_change',
+        'finish',
+      ],
     );
     assert.match(JSON.stringify(first.messages[0]), /site_map/);
   });

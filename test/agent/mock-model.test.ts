@@ -91,7 +91,7 @@ test('the AI SDK mock model drives scripted tool calls: numbered reads, exact ed
     );
     assert.deepEqual(result.changedFiles, ['page.md']);
     assert.deepEqual(result.usage, { inputTokens: 600, outputTokens: 60 });
-    assert.equal(model.doGenerateCalls[0]!.tools?.length, 8);
+    assert.equal(model.doGenerateCalls[0]!.tools?.length, 9);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -66,14 +66,24 @@ function tool(name: string) {
 }
 
 describe('the tool set', () => {
-  test('exactly the eight tools of SPEC §7, in order, with their parameters', () => {
+  test('exactly the nine tools of SPEC §7 and §16, in order, with their parameters', () => {
     const shape = (name: string) => {
       const schema = tool(name).parameters as unknown as z.ZodObject;
       return Object.keys(schema.shape);
     };
     assert.deepEqual(
       AGENT_TOOLS.map((t) => t.name),
-      ['list_files', 'read_file', 'search', 'write_file', 'edit_file', 'delete_file', 'move_file', 'finish'],
+      [
+        'list_files',
+        'read_file',
+        'search',
+        'write_file',
+        'edit_file',
+        'delete_file',
+        'move_file',
+        'read_change',
+        'finish',
+      ],
     );
     assert.deepEqual(shape('list_files'), ['path', 'glob']);
     assert.deepEqual(shape('read_file'), ['path', 'offset', 'limit']);
@@ -82,6 +92,7 @@ describe('the tool set', () => {
     assert.deepEqual(shape('edit_file'), ['path', 'old_string', 'new_string', 'replace_all']);
     assert.deepEqual(shape('delete_file'), ['path']);
     assert.deepEqual(shape('move_file'), ['from', 'to']);
+    assert.deepEqual(shape('read_change'), ['change', 'path']);
     assert.deepEqual(shape('finish'), ['title', 'summary']);
     for (const t of AGENT_TOOLS) {
       assert.ok(t.description.length > 40, t.name);

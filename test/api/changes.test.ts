@@ -69,6 +69,28 @@ describe('job changes', () => {
     ]);
   });
 
+  test('a context repository is named by its name or its URL, in changes and in the prompt', async () => {
+    await t.app.contextRepositories.add(projectId, {
+      name: 'api',
+      repository: 'https://github.com/acme/api',
+    });
+    const res = await post('/job', {
+      prompt: 'Provided code change: https://github.com/acme/api/pull/5.',
+      changes: [
+        { repository: 'api', pullRequest: 3 },
+        { repository: 'https://github.com/acme/api', commit: 'abcdef1234' },
+      ],
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    assert.deepEqual(await runChanges(res.json().id), [
+      [
+        { repository: 'api', kind: 'pull-request', number: 3 },
+        { repository: 'api', kind: 'commit', sha: 'abcdef1234' },
+        { repository: 'api', kind: 'pull-request', number: 5 },
+      ],
+    ]);
+  });
+
   test('a follow-up keeps the job’s changes and adds its own; a retry keeps them', async () => {
     const created = (await post('/job', { prompt: 'See https://github.com/acme/docs/pull/1' })).json();
     await t.app.store.db
@@ -102,10 +124,27 @@ describe('job changes', () => {
     assert.deepEqual(await runChanges(created.id), [[one], [one, two], [one, two]]);
   });
 
+  test('Mintlify v1: a change URL in the messages is taken the same way', async () => {
+    const base = await t.listen();
+    const hangUp = new AbortController();
+    const res = await fetch(`${base}/v1/agent/${projectId}/job`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        messages: [{ role: 'user', content: 'Provided code change: https://github.com/acme/docs/pull/42.' }],
+      }),
+      signal: hangUp.signal,
+    });
+    const jobId = res.headers.get('x-session-id');
+    hangUp.abort();
+    assert.ok(jobId, `${res.status}`);
+    assert.deepEqual(await runChanges(jobId), [[{ repository: 'docs', kind: 'pull-request', number: 42 }]]);
+  });
+
   test('bad changes get 400 naming the entry, and nothing is created', async () => {
     const before = await t.app.store.db.selectFrom('jobs').select('id').execute();
     const cases: Array<[unknown, string]> = [
-      [[{ repository: 'api', pullRequest: 1 }], 'changes.0.repository'],
+      [[{ repository: 'web', pullRequest: 1 }], 'changes.0.repository'],
       [[{ repository: 'https://github.com/other/repo', pullRequest: 1 }], 'changes.0.repository'],
       [[{ repository: 'docs', pullRequest: 0 }], 'changes.0'],
       [[{ repository: 'docs', commit: 'not-a-sha' }], 'changes.0'],

@@ -274,3 +274,59 @@ describe('POST /hooks/{projectId}/{name}', () => {
     );
   });
 });
+
+describe('a context repository’s webhook (the context repository service)', () => {
+  let t: TestApp;
+  after(() => t?.close());
+
+  test('the secret context add printed verifies the delivery; the run’s job carries the context repository’s change', async () => {
+    t = await startTestApp();
+    const base = await t.listen();
+    const project = await t.app.projects.create({
+      name: 'Docs',
+      repository: 'https://github.com/acme/docs',
+      token: 'tok-context-hook-0123456789',
+      ref: 'main',
+      model: 'openai/gpt-test',
+    });
+    const added = await t.app.contextRepositories.add(project.id, {
+      name: 'api',
+      repository: 'https://github.com/acme/api',
+      ref: 'main',
+    });
+    assert.match(added.webhookUrl, new RegExp(`/hooks/${project.id}/api$`));
+    const automation = await t.app.automations.service.create(project.id, {
+      name: 'Update docs',
+      trigger: { type: 'code-change' },
+      instruction: 'Update the docs for this change.',
+    });
+    const body = JSON.stringify(samplePayload('github-pull-request-merged'));
+    const send = (secret: string) =>
+      fetch(`${base}/hooks/${project.id}/api`, {
+        method: 'POST',
+        headers: signedHeaders('github', 'pull_request', body, secret),
+        body,
+      });
+    assert.equal((await send('not-the-secret')).status, 401);
+    assert.equal((await send(added.webhookSecret)).status, 202);
+    await new AutomationLoop(t.app, { pollSeconds: 0 }).processDeliveries();
+    const { runs } = await t.app.automations.service.runs(project.id, automation.id);
+    assert.equal(runs.length, 1);
+    assert.deepEqual(runs[0]!.trigger.changes, [{ repository: 'api', pullRequest: 42 }]);
+    const run = await t.app.store.db
+      .selectFrom('job_runs')
+      .select('changes')
+      .where('job_id', '=', runs[0]!.jobId!)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(JSON.parse(run.changes!), [{ repository: 'api', kind: 'pull-request', number: 42 }]);
+    // An automation naming a repository the project does not have is refused, naming the field.
+    await assert.rejects(
+      t.app.automations.service.create(project.id, {
+        name: 'x',
+        trigger: { type: 'code-change', repositories: ['sdk'] },
+        instruction: 'x',
+      }),
+      (error: { fields?: { field: string }[] }) => error.fields?.[0]?.field === 'trigger.repositories.0',
+    );
+  });
+});

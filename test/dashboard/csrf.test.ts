@@ -8,17 +8,19 @@ import { createOperator, PASSWORD } from './browser.ts';
 /** Everything a state-changing form could change, to compare before and after. */
 async function snapshot(app: App) {
   const { db } = app.store;
-  const [projects, keys, jobs, runs, operators, sessions, endpoints, deliveries] = await Promise.all([
-    db.selectFrom('projects').selectAll().orderBy('id').execute(),
-    db.selectFrom('api_keys').selectAll().orderBy('id').execute(),
-    db.selectFrom('jobs').selectAll().orderBy('id').execute(),
-    db.selectFrom('job_runs').select(['id', 'status']).orderBy('id').execute(),
-    db.selectFrom('operators').select(['id', 'email', 'disabled_at']).orderBy('id').execute(),
-    db.selectFrom('sessions').select('id').orderBy('id').execute(),
-    db.selectFrom('webhook_endpoints').selectAll().orderBy('id').execute(),
-    db.selectFrom('webhook_deliveries').selectAll().orderBy('id').execute(),
-  ]);
-  return JSON.stringify({ projects, keys, jobs, runs, operators, sessions, endpoints, deliveries });
+  const [projects, keys, jobs, runs, operators, sessions, endpoints, deliveries, contexts] =
+    await Promise.all([
+      db.selectFrom('projects').selectAll().orderBy('id').execute(),
+      db.selectFrom('api_keys').selectAll().orderBy('id').execute(),
+      db.selectFrom('jobs').selectAll().orderBy('id').execute(),
+      db.selectFrom('job_runs').select(['id', 'status']).orderBy('id').execute(),
+      db.selectFrom('operators').select(['id', 'email', 'disabled_at']).orderBy('id').execute(),
+      db.selectFrom('sessions').select('id').orderBy('id').execute(),
+      db.selectFrom('webhook_endpoints').selectAll().orderBy('id').execute(),
+      db.selectFrom('webhook_deliveries').selectAll().orderBy('id').execute(),
+      db.selectFrom('context_repositories').selectAll().orderBy('project_id').orderBy('name').execute(),
+    ]);
+  return JSON.stringify({ projects, keys, jobs, runs, operators, sessions, endpoints, deliveries, contexts });
 }
 
 describe('CSRF: every state-changing form needs its token and a same-origin request', () => {
@@ -41,6 +43,10 @@ describe('CSRF: every state-changing form needs its token and a same-origin requ
       url: 'https://ci.example.org/hooks',
     });
     await t.app.webhooks.disableEndpoint(off.id);
+    await t.app.contextRepositories.add(seeded.projectId, {
+      name: 'api',
+      repository: 'https://github.com/a/api',
+    });
     const jobId = await createJob(t.app, seeded.projectId, 'Fix the typo on the home page');
     const [delivery] = (await t.app.webhooks.listDeliveries(seeded.projectId)).deliveries;
     base = await t.listen();
@@ -72,6 +78,12 @@ describe('CSRF: every state-changing form needs its token and a same-origin requ
       { name: 'disable webhook', path: `${p}/webhooks/${hook.id}/disable`, fields: {} },
       { name: 'enable webhook', path: `${p}/webhooks/${off.id}/enable`, fields: {} },
       { name: 'delete webhook', path: `${p}/webhooks/${hook.id}/delete`, fields: {} },
+      {
+        name: 'add context repository',
+        path: `${p}/context-repositories`,
+        fields: { name: 'evil', repository: 'https://github.com/evil/code' },
+      },
+      { name: 'remove context repository', path: `${p}/context-repositories/api/remove`, fields: {} },
       { name: 're-send delivery', path: `${p}/webhooks/deliveries/${delivery!.id}/resend`, fields: {} },
       {
         name: 'add operator',

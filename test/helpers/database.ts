@@ -25,6 +25,7 @@ export const ALL_MIGRATIONS = [
   '0006_rate_limit_counts',
   '0007_head_branches',
   '0008_server_processes',
+  '0009_context_repositories',
   '0010_job_changes',
   '0011_automations',
 ];

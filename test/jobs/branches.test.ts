@@ -67,6 +67,7 @@ describe(`head branches on ${testDialect}`, () => {
     // As before the migration: no table, neither it nor the migrations after it applied.
     await sql`drop table head_branches`.execute(store.db);
     await sql`drop table server_processes`.execute(store.db);
+    await sql`drop table context_repositories`.execute(store.db);
     for (const table of ['jobs', 'job_runs'])
       await sql`alter table ${sql.id(table)} drop column changes`.execute(store.db);
     await sql`delete from kysely_migration where name >= '0007'`.execute(store.db);

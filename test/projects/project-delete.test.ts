@@ -1,5 +1,5 @@
 // Deleting a project (projects.delete, as the CLI and the dashboard do it): everything of the
-// project goes, nothing of another project does; a running job is cancelled and its worker stops
+// project goes (its context repositories too), nothing of another project does; a running job is cancelled and its worker stops
 // it; the project's keys stop working at once; its git mirrors on this machine are removed.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -29,6 +29,7 @@ const PROJECT_TABLES = [
   'automation_runs',
   'hook_deliveries',
   'automation_poll_cursors',
+  'context_repositories',
 ] as const;
 
 describe('deleting a project', () => {
@@ -128,6 +129,12 @@ describe('deleting a project', () => {
       .insertInto('automation_poll_cursors')
       .values({ project_id: doomed.projectId, repository: 'docs', cursor: '{}', updated_at: 'x' })
       .execute();
+    for (const p of [doomed, kept]) {
+      await t.app.contextRepositories.add(p.projectId, {
+        name: 'api',
+        repository: 'https://github.com/a/api',
+      });
+    }
     const archived = await t.app.jobs.create(
       doomed.projectId,
       { prompt: 'Then archived' },

@@ -28,6 +28,9 @@ describe('a job that documents a code change, end to end on a GitHub double', ()
   let githttp: GitHttpServer;
   let github: GitHubApi;
   let repo: GitRepository;
+  /** The code repository the docs describe, configured as the context repository `api`. */
+  let api: GitRepository;
+  let apiPull: number;
   let worker: Worker;
   let projectId: string;
   let repository: string;
@@ -54,6 +57,22 @@ describe('a job that documents a code change, end to end on a GitHub double', ()
       { dir: path.join(githttp.root, 'octo/docs.git') },
     );
     github.addRepo('octo/docs', { git: repo });
+    api = createGitRepository(
+      { 'src/export.ts': 'export function exportDocs() {}\n' },
+      { dir: path.join(githttp.root, 'octo/api.git') },
+    );
+    github.addRepo('octo/api', { git: api });
+    api.commit(
+      'feature/format',
+      { 'src/export.ts': 'export function exportDocs(format: "md" | "pdf" = "md") {}\n' },
+      { from: 'main', message: 'Export takes a format' },
+    );
+    apiPull = github.openPull('octo/api', {
+      head: 'feature/format',
+      title: 'Export takes a format',
+      body: 'md or pdf.',
+      user: 'octocat',
+    }).number;
     repo.commit(
       'feature/verbose',
       { 'src/cli.ts': 'export function run(verbose = false) {\n  return verbose ? 1 : 0;\n}\n' },
@@ -77,13 +96,16 @@ describe('a job that documents a code change, end to end on a GitHub double', ()
       docsDir: 'docs',
       openaiCompatibleBaseUrl: model.url,
       rateLimit: 1000,
+      commentOnSource: true,
     });
     projectId = project.id;
-    await t.app.store.db
-      .updateTable('projects')
-      .set({ settings: JSON.stringify({ ...project.settings, commentOnSource: true }) })
-      .where('id', '=', projectId)
-      .execute();
+    await t.app.contextRepositories.add(projectId, {
+      name: 'api',
+      repository: `${githttp.baseUrl}/octo/api`,
+      host: 'github',
+      apiUrl: github.baseUrl,
+      token: TOKEN,
+    });
     worker = new Worker(t.app, { runner: createAgentRunner(t.app), pollMs: 50 });
     worker.start();
   });
@@ -91,6 +113,7 @@ describe('a job that documents a code change, end to end on a GitHub double', ()
     await worker?.stop(0);
     await Promise.all([t?.close(), model?.close(), githttp?.close(), github?.close()]);
     repo?.close();
+    api?.close();
     if (savedTmpdir === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = savedTmpdir;
     rmSync(runTmp, { recursive: true, force: true });
@@ -110,6 +133,8 @@ describe('a job that documents a code change, end to end on a GitHub double', ()
   test('the DogBench-style prompt: the change is resolved, the PR follows the template and links it, the source PR gets the link', async () => {
     const requestsBefore = model.requests.length;
     model.push(
+      toolCall('read_change', { path: 'src/cli.ts' }),
+      toolCall('read_file', { path: 'src/cli.ts' }),
       toolCall('read_file', { path: 'docs/index.mdx' }),
       toolCall('edit_file', {
         path: 'docs/index.mdx',
@@ -133,7 +158,11 @@ describe('a job that documents a code change, end to end on a GitHub double', ()
         title: 'Add --verbose to the CLI',
       },
     ]);
-    assert.ok(model.requests.length > requestsBefore);
+    // What the model was given: the change's brief, a line of its diff, and the code at its head.
+    const seen = JSON.stringify(model.requests.slice(requestsBefore).map((r) => r.body));
+    assert.match(seen, /Add --verbose to the CLI/);
+    assert.match(seen, /\+ {2}return verbose \? 1 : 0;/, 'a line of the diff');
+    assert.match(seen, /export function run\(verbose = false\)/, 'src/cli.ts at the change head');
 
     const docsPull = github.repo('octo/docs').pulls.find((p) => p.head === done.branch);
     assert.ok(docsPull, 'the docs pull request was opened');
@@ -176,6 +205,41 @@ describe('a job that documents a code change, end to end on a GitHub double', ()
       .comments.filter((c) => c.issue === pull)
       .at(-1);
     assert.match(last?.body ?? '', /^No documentation change was needed[\s\S]*renames a private helper/);
+  });
+
+  test('a change of a context repository is resolved with its credentials; a URL of any other repository is never fetched', async () => {
+    const before = github.requests.length;
+    model.push(
+      toolCall('read_file', { path: '_context/api/src/export.ts' }),
+      toolCall('write_file', { path: '_context/api/src/export.ts', content: 'hacked' }),
+      toolCall('finish', { title: 'Nothing yet', summary: 'No documentation change needed for this test.' }),
+    );
+    const requestsBefore = model.requests.length;
+    const other = `${githttp.baseUrl}/octo/elsewhere/pull/1`;
+    const id = await create({
+      prompt: `Provided code change: ${githttp.baseUrl}/octo/api/pull/${apiPull}. Unrelated: ${other}`,
+    });
+    const done = await ended(id);
+    assert.equal(done.status, 'completed', JSON.stringify(done.error));
+    assert.deepEqual(
+      done.changes.map((c) => [c.repository, c.number, c.sha, c.title]),
+      [['api', apiPull, api.head('feature/format'), 'Export takes a format']],
+    );
+    const asked = github.requests.slice(before).map((r) => r.path);
+    assert.ok(
+      asked.some((p) => p.includes('/repos/octo/api/pulls/')),
+      asked.join('\n'),
+    );
+    assert.deepEqual(
+      asked.filter((p) => p.includes('elsewhere')),
+      [],
+      'the unconfigured repository was never contacted',
+    );
+    assert.ok(github.repo('octo/api').comments.some((c) => c.issue === apiPull));
+    const seen = JSON.stringify(model.requests.slice(requestsBefore).map((r) => r.body));
+    assert.match(seen, /format: \\"md\\" \| \\"pdf\\"/, 'the context repository at the change head');
+    assert.match(seen, /read-only/, 'the write was refused');
+    assert.equal(api.git(['show', 'feature/format:src/export.ts']).includes('hacked'), false);
   });
 
   test('a change the host does not have ends the job change-unavailable before any model call', async () => {

@@ -272,7 +272,7 @@ describe('pipeline on a local project: POST → agent edits → commit on a bran
     assert.equal((await job(id)).status, 'archived');
     assert.equal(git(repo, 'for-each-ref', '--format=%(refname)', 'refs/heads'), before);
   });
-  test('a project whose docs live in a subfolder: the agent sees only that folder (and the site configs), writes elsewhere are refused, the commit keeps the whole tree', async () => {
+  test('a project whose docs live in a subfolder: only that folder (and the site configs) is checked out, the code outside it is read from git, writes there are refused, the commit keeps the whole tree', async () => {
     const mono = mkdtempSync(path.join(tmpdir(), 'docwright-mono-'));
     // A model of its own: what earlier tests left in the shared script cannot reach this run.
     const model = await startOpenAIServer();
@@ -331,11 +331,15 @@ describe('pipeline on a local project: POST → agent edits → commit on a bran
       assert.match(listed!.output, /docs\/index\.mdx/);
       assert.match(listed!.output, /README\.md/);
       assert.doesNotMatch(listed!.output, /^\.git$/m, "the worktree's .git file is not listed");
-      assert.doesNotMatch(listed!.output, /src\//, 'the source folder is not checked out');
+      // Not checked out, but read from the checkout's objects (SPEC §16).
+      assert.match(listed!.output, /^src\/deep\/util\.ts$/m);
       assert.match(searched!.output, /docs\/index\.mdx:5:/);
-      assert.doesNotMatch(searched!.output, /src\/server\.ts/);
+      assert.match(searched!.output, /^src\/server\.ts:1: \/\/ The rate limit is 100 jobs per hour\.$/m);
       assert.equal(outside!.ok, false);
-      assert.match(outside!.output, /limited to the documentation directory "docs\/"/);
+      assert.match(
+        outside!.output,
+        /limited to the documentation directory "docs\/"\. The code outside it is read-only\./,
+      );
       assert.equal(inside!.ok, true);
       const branch = done.branch!;
       assert.deepEqual(git(mono, 'diff', '--name-only', `main..${branch}`).split('\n'), [

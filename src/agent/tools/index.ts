@@ -1,10 +1,11 @@
-/** The eight tools of SPEC §7, in the order they are offered to the model. */
+/** The nine tools of SPEC §7 and §16 (read_change), in the order they are offered to the model. */
 import { ToolError } from '../types.ts';
 import { deleteFile } from './delete_file.ts';
 import { editFile } from './edit_file.ts';
 import { finish } from './finish.ts';
 import { listFiles } from './list_files.ts';
 import { moveFile } from './move_file.ts';
+import { readChange } from './read_change.ts';
 import { readFile } from './read_file.ts';
 import { search } from './search.ts';
 import type { AgentTool, ToolContext } from './tool.ts';
@@ -18,6 +19,7 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
   editFile,
   deleteFile,
   moveFile,
+  readChange,
   finish,
 ];
 
@@ -89,4 +91,4 @@ function asToolError(error: unknown, root: string): ToolError {
   return new ToolError(`The tool failed unexpectedly (${message.slice(0, 300)}). Try another approach.`);
 }
 
-export { deleteFile, editFile, finish, listFiles, moveFile, readFile, search, writeFile };
+export { deleteFile, editFile, finish, listFiles, moveFile, readChange, readFile, search, writeFile };

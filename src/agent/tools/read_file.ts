@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { type CodeFile, codeError, codeTarget } from '../code.ts';
+import { formatBytes } from '../format.ts';
 import { ToolError } from '../types.ts';
 import { cutLine, decodeText, MAX_LINE_CHARS, MAX_OUTPUT_BYTES, numbered, splitLines } from './shared.ts';
 import type { AgentTool } from './tool.ts';
@@ -27,34 +29,62 @@ export const readFile: AgentTool<z.infer<typeof parameters>> = {
   description: `Read a text file. Each line is shown as its line number, a tab, then the line ("     1\\tline"); the number and the tab are not part of the file, so never copy them into edit_file. Shows up to ${DEFAULT_READ_LINES} lines and ${MAX_OUTPUT_BYTES / 1024} KB at a time, cuts lines longer than ${MAX_LINE_CHARS} characters, and says which offset to use to continue. A file must be read before it is edited or overwritten.`,
   parameters,
   async execute({ path, offset = 1, limit = DEFAULT_READ_LINES }, { workspace }) {
-    const file = workspace.readFile(path);
-    const text = decodeText(file.relative, file.bytes);
-    workspace.markRead(file.relative, file.bytes);
-    const lines = splitLines(text);
-    if (lines.length === 0) return `(${file.relative} is empty)`;
-    if (offset > lines.length) {
+    const target = codeTarget(path, workspace.docsDir, workspace.code);
+    if (target.where === 'workspace') {
+      const file = workspace.readFile(path);
+      const text = decodeText(file.relative, file.bytes);
+      workspace.markRead(file.relative, file.bytes);
+      return showLines(file.relative, text, offset, limit);
+    }
+    if (target.where !== 'code') {
+      throw new ToolError(`"${target.relative}" is a directory; use list_files to see what it holds.`);
+    }
+    let file: CodeFile;
+    try {
+      file = await workspace.code!.reader.read(target.repository, target.path);
+    } catch (error) {
+      throw codeError(`read "${target.relative}"`, error);
+    }
+    if (file.kind === 'missing') {
       throw new ToolError(
-        `offset ${offset} is past the end of ${file.relative}, which has ${lines.length} line${lines.length === 1 ? '' : 's'}.`,
+        `File not found: ${target.relative}. Use list_files or search to see which files exist.`,
       );
     }
-    const out: string[] = [];
-    let bytes = 0;
-    let last = offset - 1;
-    const end = Math.min(lines.length, offset - 1 + limit);
-    for (let i = offset - 1; i < end; i++) {
-      const entry = numbered(i + 1, cutLine(lines[i]!));
-      const size = Buffer.byteLength(entry) + 1;
-      if (bytes + size > MAX_OUTPUT_BYTES && out.length > 0) break;
-      out.push(entry);
-      bytes += size;
-      last = i + 1;
+    if (file.kind === 'directory') {
+      throw new ToolError(`"${target.relative}" is a directory; use list_files to see what it holds.`);
     }
-    if (last < lines.length) {
-      out.push(
-        '',
-        `(Showing lines ${offset}-${last} of ${lines.length}. Use offset=${last + 1} to continue.)`,
+    if (file.kind === 'too-large') {
+      throw new ToolError(
+        `"${target.relative}" is ${formatBytes(file.size)}, over the limit of ${formatBytes(workspace.limits.maxFileBytes)}; use search to find the lines you need.`,
       );
     }
-    return out.join('\n');
+    return showLines(target.relative, decodeText(target.relative, Buffer.from(file.bytes)), offset, limit);
   },
 };
+
+/** The numbered lines from `offset`, bounded, with a hint how to continue. */
+function showLines(relative: string, text: string, offset: number, limit: number): string {
+  const lines = splitLines(text);
+  if (lines.length === 0) return `(${relative} is empty)`;
+  if (offset > lines.length) {
+    throw new ToolError(
+      `offset ${offset} is past the end of ${relative}, which has ${lines.length} line${lines.length === 1 ? '' : 's'}.`,
+    );
+  }
+  const out: string[] = [];
+  let bytes = 0;
+  let last = offset - 1;
+  const end = Math.min(lines.length, offset - 1 + limit);
+  for (let i = offset - 1; i < end; i++) {
+    const entry = numbered(i + 1, cutLine(lines[i]!));
+    const size = Buffer.byteLength(entry) + 1;
+    if (bytes + size > MAX_OUTPUT_BYTES && out.length > 0) break;
+    out.push(entry);
+    bytes += size;
+    last = i + 1;
+  }
+  if (last < lines.length) {
+    out.push('', `(Showing lines ${offset}-${last} of ${lines.length}. Use offset=${last + 1} to continue.)`);
+  }
+  return out.join('\n');
+}

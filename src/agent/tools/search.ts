@@ -2,9 +2,12 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { RE2JS } from 're2js';
 import { z } from 'zod';
+import { CONTEXT_DIR, type CodeSearchQuery, codeError, codeTarget, contextNames } from '../code.ts';
 import { checkDeadline } from '../deadline.ts';
 import { formatBytes } from '../format.ts';
+import { compareStrings } from '../paths.ts';
 import { ToolError } from '../types.ts';
+import type { Workspace } from '../workspace.ts';
 import { globFilter, isBinary, plural, splitLines } from './shared.ts';
 import type { AgentTool } from './tool.ts';
 
@@ -40,66 +43,74 @@ type Parameters = z.infer<typeof parameters>;
 /** Longest pattern accepted (RE2 programs grow with it). */
 const MAX_PATTERN_CHARS = 1_000;
 /** Most bytes one search reads; past it the search stops and says so. */
-const MAX_SEARCH_BYTES = 64 * 1024 * 1024;
+export const MAX_SEARCH_BYTES = 64 * 1024 * 1024;
 
 export const search: AgentTool<Parameters> = {
   name: 'search',
-  description: `Search file contents with a regular expression (RE2 syntax: like JavaScript's, without lookarounds or backreferences; (?i) works), line by line. Returns matching lines as "path:line: text", sorted by path then line, at most ${MAX_SEARCH_MATCHES}, with a count of the rest. Skips binary files, .git, node_modules and files ignored by .gitignore. Use it to find every page that mentions something before editing.`,
+  description: `Search file contents with a regular expression (RE2 syntax: like JavaScript's, without lookarounds or backreferences; (?i) works), line by line. Returns matching lines as "path:line: text", sorted by path then line, at most ${MAX_SEARCH_MATCHES}, with a count of the rest. Skips binary files, .git, node_modules and files ignored by .gitignore. Use it to find every page that mentions something before editing, and the code that defines what you document (context repositories are under ${CONTEXT_DIR}/<name>/).`,
   parameters,
   async execute({ pattern, path: dir = '.', glob, ignore_case = false }, { workspace, deadline }) {
-    const regex = compile(pattern, ignore_case);
-    const base = workspace.locate(dir).relative;
-    const walked = workspace.walk(base, { deadline });
-    const wanted = glob ? globFilter(glob, base) : null;
-    const max = workspace.limits.maxFileBytes;
-    const shown: string[] = [];
-    let total = 0;
-    let filesMatched = 0;
-    let tooLarge = 0;
-    let budget = MAX_SEARCH_BYTES;
-    let stoppedAt: string | undefined;
-    for (const file of walked.files) {
-      if (wanted && !wanted(file)) continue;
-      checkDeadline(deadline);
-      if (budget <= 0) {
-        stoppedAt = file;
-        break;
-      }
-      const bytes = readUpTo(path.join(workspace.root, file), max);
-      if (bytes === null) continue;
-      if (bytes === 'too-large') {
-        tooLarge++;
-        continue;
-      }
-      budget -= bytes.length;
-      if (isBinary(bytes)) continue;
-      const raw = bytes.toString('utf8');
-      const text = raw.includes('\r') ? raw.split('\r\n').join('\n') : raw;
-      // One pass of the automaton over the whole file first: most files do not match at all.
-      if (!regex.test(text)) continue;
-      const lines = splitLines(text);
-      let matched = false;
-      for (let i = 0; i < lines.length; i++) {
-        if (!regex.test(lines[i]!)) continue;
-        matched = true;
-        total++;
-        if (shown.length < MAX_SEARCH_MATCHES) shown.push(`${file}:${i + 1}: ${cut(lines[i]!)}`);
-      }
-      if (matched) filesMatched++;
-    }
+    const regex = compilePattern(pattern, ignore_case);
+    const code = workspace.code;
+    const target = codeTarget(dir, workspace.docsDir, code);
+    const found: Found[] = [];
     const notes: string[] = [];
-    if (tooLarge > 0) notes.push(`(${plural(tooLarge, 'file')} over ${formatBytes(max)} not searched.)`);
-    if (walked.truncated) notes.push('(The file walk stopped early; narrow with path/glob.)');
-    if (stoppedAt !== undefined) {
+    const end = deadline ?? Date.now() + workspace.limits.maxToolMs;
+    const query = (path: string, exclude?: string) => ({
+      pattern,
+      ignoreCase: ignore_case,
+      path,
+      ...(glob === undefined ? {} : { glob }),
+      ...(exclude === undefined ? {} : { exclude }),
+      deadline: end,
+    });
+    if (glob) globFilter(glob, target.relative); // a bad glob is the model's to fix, before any request
+    if (target.where === 'workspace' || target.where === 'both') {
+      const base = target.where === 'both' ? workspace.docsDir : workspace.locate(dir).relative;
+      let files: string[] = [];
+      let truncated = false;
+      try {
+        ({ files, truncated } = workspace.walk(base, { deadline }));
+      } catch (error) {
+        if (!(error instanceof ToolError) || target.where === 'workspace') throw error;
+      }
+      const wanted = glob ? globFilter(glob, target.relative) : null;
+      found.push(searchWorkspace(workspace, regex, wanted ? files.filter(wanted) : files, deadline, notes));
+      if (truncated) notes.push('(The file walk stopped early; narrow with path/glob.)');
+    }
+    if (target.where === 'code') {
+      found.push(await searchCode(workspace, target.repository, target.shown, query(target.path)));
+    } else if (target.where === 'both') {
+      found.push(await searchCode(workspace, 'docs', '', query(target.relative, workspace.docsDir)));
+    } else if (target.where === 'context-root') {
+      for (const name of contextNames(code)) {
+        found.push(await searchCode(workspace, name, `${CONTEXT_DIR}/${name}/`, query('.')));
+      }
+    }
+    if (
+      target.where !== 'code' &&
+      target.where !== 'context-root' &&
+      contextNames(code).length > 0 &&
+      target.relative === '.'
+    ) {
       notes.push(
-        `(The search stopped at ${stoppedAt} after reading ${formatBytes(MAX_SEARCH_BYTES)}; narrow it with path or glob.)`,
+        `(Context repositories are searched with path "${CONTEXT_DIR}" or "${CONTEXT_DIR}/<name>".)`,
       );
     }
+    const total = found.reduce((sum, f) => sum + f.total, 0);
+    const filesMatched = found.reduce((sum, f) => sum + f.filesMatched, 0);
+    notes.unshift(...found.flatMap((f) => f.notes));
     if (total === 0) {
-      const where = base === '.' ? '' : ` under "${base}"`;
+      const where = target.relative === '.' ? '' : ` under "${target.relative}"`;
       const filter = glob ? ` in files matching "${glob}"` : '';
       return [`No matches for /${pattern}/${ignore_case ? 'i' : ''}${where}${filter}.`, ...notes].join('\n');
     }
+    const shown = found
+      .flatMap((f) => f.lines)
+      .map((line) => ({ line, key: matchKey(line) }))
+      .sort((a, b) => compareStrings(a.key.path, b.key.path) || a.key.line - b.key.line)
+      .slice(0, MAX_SEARCH_MATCHES)
+      .map((entry) => entry.line);
     if (total > shown.length) {
       shown.push(
         `… ${total - shown.length} more matches (${total} in ${plural(filesMatched, 'file')}); narrow with path, glob or a more specific pattern.`,
@@ -109,12 +120,101 @@ export const search: AgentTool<Parameters> = {
   },
 };
 
+/** Matching lines of one place searched. */
+export interface Found {
+  lines: string[];
+  total: number;
+  filesMatched: number;
+  notes: string[];
+}
+
+/** `path` and line number of a `path:line: text` result. */
+function matchKey(text: string): { path: string; line: number } {
+  const match = /^(.*?):(\d+): /.exec(text);
+  return match ? { path: match[1]!, line: Number(match[2]) } : { path: text, line: 0 };
+}
+
+/** Adds the matching lines of one file's bytes to `found` (binary files are skipped). */
+export function matchFile(regex: RE2JS, file: string, bytes: Buffer, found: Found): void {
+  if (isBinary(bytes)) return;
+  const raw = bytes.toString('utf8');
+  const text = raw.includes('\r') ? raw.split('\r\n').join('\n') : raw;
+  // One pass of the automaton over the whole file first: most files do not match at all.
+  if (!regex.test(text)) return;
+  const lines = splitLines(text);
+  let matched = false;
+  for (let i = 0; i < lines.length; i++) {
+    if (!regex.test(lines[i]!)) continue;
+    matched = true;
+    found.total++;
+    if (found.lines.length < MAX_SEARCH_MATCHES) found.lines.push(`${file}:${i + 1}: ${cut(lines[i]!)}`);
+  }
+  if (matched) found.filesMatched++;
+}
+
+/** Searches files of the checkout. */
+function searchWorkspace(
+  workspace: Workspace,
+  regex: RE2JS,
+  files: string[],
+  deadline: number | undefined,
+  notes: string[],
+): Found {
+  const max = workspace.limits.maxFileBytes;
+  const found: Found = { lines: [], total: 0, filesMatched: 0, notes: [] };
+  let tooLarge = 0;
+  let budget = MAX_SEARCH_BYTES;
+  let stoppedAt: string | undefined;
+  for (const file of files) {
+    checkDeadline(deadline);
+    if (budget <= 0) {
+      stoppedAt = file;
+      break;
+    }
+    const bytes = readUpTo(path.join(workspace.root, file), max);
+    if (bytes === null) continue;
+    if (bytes === 'too-large') {
+      tooLarge++;
+      continue;
+    }
+    budget -= bytes.length;
+    matchFile(regex, file, bytes, found);
+  }
+  if (tooLarge > 0) notes.push(`(${plural(tooLarge, 'file')} over ${formatBytes(max)} not searched.)`);
+  if (stoppedAt !== undefined) {
+    notes.push(
+      `(The search stopped at ${stoppedAt} after reading ${formatBytes(MAX_SEARCH_BYTES)}; narrow it with path or glob.)`,
+    );
+  }
+  return found;
+}
+
+/** Searches one repository's code through the code reader; its paths shown under `shown`. */
+async function searchCode(
+  workspace: Workspace,
+  repository: string,
+  shown: string,
+  query: CodeSearchQuery,
+): Promise<Found> {
+  try {
+    const result = await workspace.code!.reader.search(repository, query);
+    return {
+      lines: result.lines.map((line) => `${shown}${line}`),
+      total: result.total,
+      filesMatched: result.filesMatched,
+      notes: result.notes.map((note) => note.replaceAll('{shown}', shown)),
+    };
+  } catch (error) {
+    throw codeError(`search "${shown}${query.path === '.' ? '' : query.path}"`, error);
+  }
+}
+
 /**
  * Compiles the model's pattern for re2js, whose matching takes time linear in the text (no
  * pattern can backtrack catastrophically). JavaScript's \uXXXX and \u{…} escapes become RE2's
  * \x{…}; what RE2 cannot do (lookarounds, backreferences) is refused with a way forward.
  */
-function compile(pattern: string, ignoreCase: boolean): RE2JS {
+export function compilePattern(pattern: string, ignoreCase: boolean): RE2JS {
   if (pattern.length > MAX_PATTERN_CHARS) {
     throw new ToolError(
       `The pattern is ${pattern.length} characters long; at most ${MAX_PATTERN_CHARS} are accepted.`,

@@ -1,8 +1,9 @@
 /** The contract of the agent's tools (one file each in this folder). */
 import type { z } from 'zod';
+import type { AgentChange } from '../change.ts';
 import type { Workspace } from '../workspace.ts';
 
-/** One of the eight tools of SPEC §7, independent of any model SDK. */
+/** One of the tools of SPEC §7 and §16, independent of any model SDK. */
 export interface AgentTool<Input = unknown> {
   name: string;
   description: string;
@@ -18,4 +19,6 @@ export interface ToolContext {
   deadline?: number;
   /** The run's workspace: every path goes through its guard (src/agent/workspace.ts). */
   workspace: Workspace;
+  /** The code changes the job documents (read_change), in the job's order. */
+  changes?: readonly AgentChange[];
 }

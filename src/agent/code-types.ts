@@ -1,0 +1,92 @@
+/**
+ * The types of the code a run reads and the changes it documents (SPEC §16), on their own so
+ * that the agent's contract (types.ts) can name them without importing any code.
+ */
+
+/** Which code a run may read (serializable: it crosses to the agent's process). */
+export interface CodeDescription {
+  /** Repository names: `docs` when the project's own code outside `docsDir` is readable, then context repositories. */
+  repositories: string[];
+}
+
+export interface CodeListing {
+  /** Repository-relative paths, sorted, at most the `max` asked for. */
+  files: string[];
+  /** How many files matched in all. */
+  total: number;
+  /** Whether the path exists in the repository. */
+  exists: boolean;
+}
+
+export type CodeFile =
+  | { kind: 'file'; bytes: Uint8Array }
+  | { kind: 'directory' }
+  | { kind: 'missing' }
+  | { kind: 'too-large'; size: number };
+
+export interface CodeSearchQuery {
+  pattern: string;
+  ignoreCase: boolean;
+  /** Repository-relative folder or file ('.' for all). */
+  path: string;
+  /** As the search tool takes it: relative to `path`; without `/` it matches file names. */
+  glob?: string;
+  /** A folder left out (the docs repository's `docsDir`, which the workspace answers for). */
+  exclude?: string;
+  /** When to stop (epoch ms). */
+  deadline: number;
+}
+
+export interface CodeSearchResult {
+  /** `path:line: text` with repository-relative paths, at most MAX_SEARCH_MATCHES. */
+  lines: string[];
+  total: number;
+  filesMatched: number;
+  tooLarge: number;
+  /** Notes on what was not searched, for the model. */
+  notes: string[];
+}
+
+/** Reads code by repository name; failures reject with an Error whose message the model may see. */
+export interface CodeReader {
+  list(
+    repository: string,
+    path: string,
+    options: { glob?: string; exclude?: string; max: number },
+  ): Promise<CodeListing>;
+  read(repository: string, path: string): Promise<CodeFile>;
+  search(repository: string, query: CodeSearchQuery): Promise<CodeSearchResult>;
+}
+
+export interface AgentChangeFile {
+  path: string;
+  previousPath: string | null;
+  status: 'added' | 'modified' | 'removed' | 'renamed';
+  additions: number | null;
+  deletions: number | null;
+  binary: boolean;
+  diff: string | null;
+  truncated: boolean;
+}
+
+/** Structurally git's `Change` (src/git/hosts/change.ts), and the repository it belongs to. */
+export interface AgentChange {
+  /** The context repository's name, or `docs` for the project's own. */
+  repository: string;
+  kind: 'pull-request' | 'commit' | 'range';
+  number: number | null;
+  url: string | null;
+  title: string;
+  description: string;
+  author: string | null;
+  state: 'open' | 'merged' | 'closed' | null;
+  baseRef: string | null;
+  headRef: string | null;
+  baseSha: string | null;
+  headSha: string;
+  files: AgentChangeFile[];
+  totalFiles: number | null;
+  commits: { sha: string; message: string }[];
+  totalCommits: number | null;
+  notes: string[];
+}

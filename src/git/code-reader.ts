@@ -1,0 +1,326 @@
+/**
+ * Reads a repository's code at one commit straight from its git objects (SPEC §16): a mirror of
+ * the cache (mirror.ts) or a run's checkout, without touching any worktree — a sparse docs
+ * checkout stays sparse. Trees are in the partial clone already; blobs are fetched on demand
+ * from the promisor remote, a file at a time for a read and in batches for a search, so a job
+ * pays for what it reads, and the next job on the same mirror for nothing it read before.
+ *
+ * Everything is bounded and streamed: listings stop after `max` paths, a read looks at an
+ * object's size before its bytes, and a search holds one file at a time and stops at its limits.
+ * Credentials reach git through `env` only, as for every other git command.
+ */
+import { CatFileBatch } from './cat-file.ts';
+import { type FetchLock, unlocked } from './checkout.ts';
+import { type GitOptions, git } from './git.ts';
+
+export interface GitCodeReaderOptions {
+  /** The repository: a bare mirror, or a checkout's folder. */
+  cwd: string;
+  /** The commit to read (a full id). */
+  commit: string;
+  /** Credentials for the promisor remote (gitCredentialEnv), if any. */
+  env?: Record<string, string>;
+  redact?: (text: string) => string;
+  /** Held while blobs are fetched into a shared mirror (see checkout.ts `FetchLock`). */
+  lock?: FetchLock;
+  /** Ends every git command the reader runs. */
+  signal?: AbortSignal;
+}
+
+/** A path of the tree, or why it cannot be read. */
+export type CodeReadOutcome =
+  | { kind: 'file'; bytes: Buffer }
+  | { kind: 'directory' }
+  | { kind: 'missing' }
+  | { kind: 'too-large'; size: number };
+
+export interface CodeListOptions {
+  /** Paths collected at most (the rest are only counted). */
+  max: number;
+  /** Keeps a path when it answers true (a glob, a folder to leave out). */
+  filter?: (path: string) => boolean;
+}
+
+export interface CodeListing {
+  /** Repository-relative paths of the files under the folder, in git's (byte) order. */
+  files: string[];
+  /** Files that passed the filter, collected or not. */
+  total: number;
+  /** Whether the folder exists at the commit (a file counts, and lists itself). */
+  exists: boolean;
+}
+
+export interface CodeScanOptions {
+  filter?: (path: string) => boolean;
+  /** Files looked at, at most. */
+  maxFiles: number;
+  /** Bytes of file content read, at most. */
+  maxBytes: number;
+  /** Largest file read; larger ones are counted and skipped. */
+  maxFileBytes: number;
+  /** When to stop (epoch ms). */
+  deadline?: number;
+  /** Blobs fetched per round trip when they are missing (default 200). */
+  batch?: number;
+}
+
+export interface CodeScanResult {
+  /** Files whose content was handed over. */
+  scanned: number;
+  skippedTooLarge: number;
+  /** Why the scan ended before the last file: the limit that stopped it, and the next file. */
+  stopped: { reason: 'files' | 'bytes' | 'deadline' | 'caller'; at: string } | null;
+}
+
+const DEFAULT_BATCH = 200;
+/** Missing files of a folder fetched with one that is read, at most. */
+const READ_AHEAD = 100;
+/** Folders remembered as read ahead, at most (a bound on the reader's memory). */
+const READ_AHEAD_FOLDERS = 10_000;
+/** Names of files that are most likely binary (and often large): never read ahead. */
+const BINARY_NAME =
+  /\.(png|jpe?g|gif|webp|ico|bmp|tiff?|psd|pdf|zip|gz|tgz|bz2|xz|7z|rar|jar|war|class|so|dylib|dll|exe|bin|o|a|wasm|woff2?|ttf|otf|eot|mp[34]|mov|avi|webm|ogg|wav|flac|sqlite|db|pack|idx)$/i;
+
+/** A tree entry: its type, object id and path. */
+interface Entry {
+  type: string;
+  oid: string;
+  path: string;
+}
+
+export class GitCodeReader {
+  readonly commit: string;
+  readonly #options: GitCodeReaderOptions;
+  readonly #objects: CatFileBatch;
+  /** Folders whose missing files were fetched by a read (see `#readAhead`). */
+  readonly #readAheadDone = new Set<string>();
+
+  constructor(options: GitCodeReaderOptions) {
+    this.commit = options.commit;
+    this.#options = options;
+    this.#objects = new CatFileBatch({ cwd: options.cwd, env: options.env, redact: options.redact });
+  }
+
+  /** Stops the reader's git process. */
+  close(): void {
+    this.#objects.close();
+  }
+
+  /** The files under `dir` ('.' for the root), recursively. */
+  async list(dir: string, options: CodeListOptions): Promise<CodeListing> {
+    const files: string[] = [];
+    let total = 0;
+    let exists = dir === '.';
+    await this.#entries(dir, (entry) => {
+      exists = true;
+      if (entry.type !== 'blob') return;
+      if (options.filter && !options.filter(entry.path)) return;
+      total++;
+      if (files.length < options.max) files.push(entry.path);
+    });
+    return { files, total, exists };
+  }
+
+  /**
+   * One file's bytes, when it is a file of at most `maxBytes`. A blob the mirror lacks is fetched
+   * with the other missing files of its folder (read-ahead, see `#readAhead`): reading a file's
+   * neighbours, as one does in code, then costs no further round trip.
+   */
+  async read(path: string, maxBytes: number): Promise<CodeReadOutcome> {
+    if (path === '.') return { kind: 'directory' };
+    await this.#readAhead(path);
+    const info = await this.#objects.info(`${this.commit}:${path}`);
+    if (!info) return { kind: 'missing' };
+    if (info.type === 'tree') return { kind: 'directory' };
+    if (info.type !== 'blob') return { kind: 'missing' };
+    if (info.size > maxBytes) return { kind: 'too-large', size: info.size };
+    const object = await this.#objects.contents(info.oid);
+    return object ? { kind: 'file', bytes: object.bytes } : { kind: 'missing' };
+  }
+
+  /**
+   * Hands each file under `dir` to `onFile`, in git's order, one at a time; `onFile` answering
+   * false stops the scan. Missing blobs are fetched in batches just before they are read, so a
+   * scan stopped by its limits fetches little more than it read.
+   */
+  async scan(
+    dir: string,
+    options: CodeScanOptions,
+    onFile: (path: string, bytes: Buffer) => boolean | undefined,
+  ): Promise<CodeScanResult> {
+    const candidates: Entry[] = [];
+    let more: string | undefined;
+    await this.#entries(dir, (entry) => {
+      if (entry.type !== 'blob') return;
+      if (options.filter && !options.filter(entry.path)) return;
+      if (candidates.length < options.maxFiles) candidates.push(entry);
+      else more ??= entry.path;
+    });
+    const missing = await this.#missing(dir, new Set(candidates.map((c) => c.oid)));
+    const result: CodeScanResult = { scanned: 0, skippedTooLarge: 0, stopped: null };
+    let bytesLeft = options.maxBytes;
+    const batch = options.batch ?? DEFAULT_BATCH;
+    for (let start = 0; start < candidates.length; start += batch) {
+      const slice = candidates.slice(start, start + batch);
+      const stop = (reason: NonNullable<CodeScanResult['stopped']>['reason'], at: string) => {
+        result.stopped = { reason, at };
+        return result;
+      };
+      if (options.deadline !== undefined && Date.now() > options.deadline)
+        return stop('deadline', slice[0]!.path);
+      await this.#fetch(slice.map((c) => c.oid).filter((oid) => missing.has(oid)));
+      for (const entry of slice) {
+        if (options.deadline !== undefined && Date.now() > options.deadline)
+          return stop('deadline', entry.path);
+        if (bytesLeft <= 0) return stop('bytes', entry.path);
+        const info = await this.#objects.info(entry.oid);
+        if (!info) continue;
+        if (info.size > options.maxFileBytes) {
+          result.skippedTooLarge++;
+          continue;
+        }
+        const object = await this.#objects.contents(entry.oid);
+        if (!object) continue;
+        bytesLeft -= object.bytes.length;
+        result.scanned++;
+        if (onFile(entry.path, object.bytes) === false) return stop('caller', entry.path);
+      }
+    }
+    if (more !== undefined) result.stopped = { reason: 'files', at: more };
+    return result;
+  }
+
+  /**
+   * When `path`'s blob is missing, fetches it and up to READ_AHEAD missing files beside it (not
+   * ones whose names say they are binary) in one round trip. Sizes are unknown before a fetch:
+   * the read-ahead is bounded by count, and its blobs go to disk, never to memory.
+   */
+  async #readAhead(path: string): Promise<void> {
+    const slash = path.lastIndexOf('/');
+    const dir = slash === -1 ? '.' : path.slice(0, slash);
+    const name = path.slice(slash + 1);
+    // A folder read ahead once has its files (a file past READ_AHEAD is fetched on its own by git).
+    if (this.#readAheadDone.has(dir)) return;
+    if (this.#readAheadDone.size >= READ_AHEAD_FOLDERS) this.#readAheadDone.clear();
+    this.#readAheadDone.add(dir);
+    const siblings = new Map<string, string>();
+    let target: string | undefined;
+    let rest = '';
+    try {
+      await git(['ls-tree', '-z', dir === '.' ? this.commit : `${this.commit}:${dir}`], {
+        ...this.#gitOptions(),
+        onStdout: (text) => {
+          const records = (rest + text).split('\0');
+          rest = records.pop() ?? '';
+          for (const record of records) {
+            const tab = record.indexOf('\t');
+            if (tab === -1) continue;
+            const [, type = '', oid = ''] = record.slice(0, tab).split(' ');
+            const entry = record.slice(tab + 1);
+            if (type !== 'blob') continue;
+            if (entry === name) target = oid;
+            else if (siblings.size < READ_AHEAD && !BINARY_NAME.test(entry)) siblings.set(oid, entry);
+          }
+          return undefined;
+        },
+      });
+    } catch {
+      return; // not a folder at this commit: the read says what the path is
+    }
+    if (target === undefined) return;
+    const missing = await this.#missing(dir, new Set([target, ...siblings.keys()]), 1);
+    if (!missing.has(target)) return;
+    await this.#fetch([...missing]);
+  }
+
+  /** Streams `git ls-tree -r` of `dir` at the commit, entry by entry. */
+  async #entries(dir: string, onEntry: (entry: Entry) => void): Promise<void> {
+    let rest = '';
+    const take = (record: string) => {
+      // `<mode> SP <type> SP <oid> TAB <path>`
+      const tab = record.indexOf('\t');
+      if (tab === -1) return;
+      const [, type = '', oid = ''] = record.slice(0, tab).split(' ');
+      onEntry({ type, oid, path: record.slice(tab + 1) });
+    };
+    await git(
+      [
+        '--literal-pathspecs',
+        'ls-tree',
+        '-r',
+        '-z',
+        '--full-tree',
+        this.commit,
+        '--',
+        ...(dir === '.' ? [] : [dir]),
+      ],
+      {
+        ...this.#gitOptions(),
+        onStdout: (text) => {
+          const records = (rest + text).split('\0');
+          rest = records.pop() ?? '';
+          for (const record of records) take(record);
+          return undefined;
+        },
+      },
+    );
+    if (rest) take(rest);
+  }
+
+  /**
+   * Which of `wanted` the repository lacks, listed without fetching anything; `depth` 1 looks at
+   * the folder's own files only, not into its subfolders.
+   */
+  async #missing(dir: string, wanted: Set<string>, depth?: number): Promise<Set<string>> {
+    const missing = new Set<string>();
+    if (wanted.size === 0) return missing;
+    let rest = '';
+    const take = (line: string) => {
+      if (line.startsWith('?') && wanted.has(line.slice(1))) missing.add(line.slice(1));
+    };
+    const tree = dir === '.' ? `${this.commit}^{tree}` : `${this.commit}:${dir}`;
+    const filter = depth === undefined ? [] : [`--filter=tree:${depth}`];
+    await git(['rev-list', '--objects', '--missing=print', ...filter, tree], {
+      ...this.#gitOptions(),
+      onStdout: (text) => {
+        const lines = (rest + text).split('\n');
+        rest = lines.pop() ?? '';
+        for (const line of lines) take(line);
+        return undefined;
+      },
+    }).catch(() => {
+      // A single file's path is no tree: its one blob is treated as missing.
+      for (const oid of wanted) missing.add(oid);
+    });
+    if (rest) take(rest);
+    return missing;
+  }
+
+  /** Fetches the blobs in one round trip, the way git's own lazy fetch asks for them. */
+  async #fetch(oids: string[]): Promise<void> {
+    if (oids.length === 0) return;
+    const lock = this.#options.lock ?? unlocked;
+    await lock(() =>
+      git(
+        [
+          '-c',
+          'fetch.negotiationAlgorithm=noop',
+          'fetch',
+          '--quiet',
+          '--no-tags',
+          '--no-write-fetch-head',
+          '--recurse-submodules=no',
+          '--filter=blob:none',
+          '--stdin',
+          'origin',
+        ],
+        { ...this.#gitOptions(), input: `${oids.join('\n')}\n` },
+      ),
+    );
+  }
+
+  #gitOptions(): GitOptions {
+    const { cwd, env, redact, signal } = this.#options;
+    return { cwd, env, redact, signal };
+  }
+}

@@ -1,0 +1,242 @@
+/**
+ * A project's context repositories (SPEC §16): the code repositories its agent reads, never
+ * writes. Each has the same URL rules, hosts and encrypted credentials as the project's own
+ * repository (§6), and a webhook secret code hosts sign their events with (§17), sealed rather than
+ * hashed because checking a signature needs the secret itself.
+ */
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { DocwrightError } from '../errors.ts';
+import { processSecrets } from '../redact.ts';
+import type { Store } from '../store/database.ts';
+import type { ContextRepositoryRow } from '../store/schema.ts';
+import { branchName, parseOrThrow } from '../validation.ts';
+import { HOSTS, type HostKind, resolveRepository } from './repository.ts';
+import type { SecretBox } from './secret-box.ts';
+
+/** Most context repositories a project may have. */
+export const MAX_CONTEXT_REPOSITORIES = 10;
+/** The name of the project's own repository in jobs and tools: no context repository may take it. */
+export const DOCS_REPOSITORY_NAME = 'docs';
+/** Where `webhookUrl` points when neither `DOCWRIGHT_PUBLIC_URL` nor a request says otherwise. */
+export const DEFAULT_BASE_URL = 'http://localhost:8080';
+
+const SLUG = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+const SLUG_MESSAGE =
+  'must be a slug: lowercase letters, digits, - and _, starting with a letter or digit, at most 63 characters';
+
+const contextRepositoryInput = z
+  .object({
+    name: z
+      .string()
+      .regex(SLUG, SLUG_MESSAGE)
+      .refine((name) => name !== DOCS_REPOSITORY_NAME, {
+        message: 'docs is reserved for the project’s own repository; choose another name',
+      }),
+    repository: z.string().min(1).max(2000),
+    host: z.enum(HOSTS).optional(),
+    apiUrl: z
+      .url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
+      .max(2000)
+      .optional(),
+    ref: branchName().optional(),
+    token: z.string().min(1).max(10_000).optional(),
+  })
+  .strict();
+export type ContextRepositoryInput = z.input<typeof contextRepositoryInput>;
+
+/** A context repository as every command and page shows it: never its secrets. */
+export interface ContextRepositoryView {
+  name: string;
+  repository: string;
+  host: HostKind;
+  apiUrl: string | null;
+  /** The branch read by default; null: the repository's default branch. */
+  ref: string | null;
+  /** Whether a token is stored (never the token). */
+  hasToken: boolean;
+  /** Where the code host sends its webhooks (§17): `<base>/hooks/<projectId>/<name>`. */
+  webhookUrl: string;
+  createdAt: string;
+}
+
+/** What the worker needs to read a context repository: its credentials, decrypted. */
+export interface ContextRepositoryAccess {
+  name: string;
+  repository: string;
+  host: HostKind;
+  apiUrl: string | null;
+  ref: string | null;
+  secrets: { token?: string };
+}
+
+export interface ContextRepositoryOptions {
+  /**
+   * The address code hosts reach docwright at, when `DOCWRIGHT_PUBLIC_URL` is unset (e.g. the
+   * dashboard request's own origin). Default `http://localhost:8080`.
+   */
+  baseUrl?: string | undefined;
+}
+
+export interface ContextRepositoryService {
+  /** Adds one; the webhook secret is returned this once (and later only by `webhookSecretFor`). */
+  add(
+    projectId: string,
+    input: unknown,
+    options?: ContextRepositoryOptions,
+  ): Promise<ContextRepositoryView & { webhookSecret: string }>;
+  /** The project's context repositories, by name. */
+  list(projectId: string, options?: ContextRepositoryOptions): Promise<ContextRepositoryView[]>;
+  /** Removes one; `context-repository-not-found` when the project has none of that name. */
+  remove(projectId: string, name: string, options?: ContextRepositoryOptions): Promise<ContextRepositoryView>;
+  /** Every context repository of the project with its credentials decrypted, for the worker; never rendered. */
+  accessFor(projectId: string): Promise<ContextRepositoryAccess[]>;
+  /** The secret a code host signs this repository's webhooks with (§17); undefined when there is none of that name. */
+  webhookSecretFor(projectId: string, name: string): Promise<string | undefined>;
+}
+
+export function createContextRepositoryService(deps: {
+  store: Store;
+  secretBox: () => SecretBox;
+  /** `DOCWRIGHT_PUBLIC_URL`: when set, the base of every `webhookUrl`. */
+  publicUrl?: string | undefined;
+  now?: () => Date;
+}): ContextRepositoryService {
+  const { db } = deps.store;
+  const now = () => (deps.now ?? (() => new Date()))().toISOString();
+
+  function view(row: ContextRepositoryRow, options: ContextRepositoryOptions = {}): ContextRepositoryView {
+    const base = (deps.publicUrl ?? options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+    const sealed: Record<string, string> = row.secrets ? JSON.parse(row.secrets) : {};
+    return {
+      name: row.name,
+      repository: row.repository,
+      host: row.host as HostKind,
+      apiUrl: row.api_url,
+      ref: row.ref,
+      hasToken: Boolean(sealed.token),
+      webhookUrl: `${base}/hooks/${encodeURIComponent(row.project_id)}/${encodeURIComponent(row.name)}`,
+      createdAt: row.created_at,
+    };
+  }
+
+  const rowsOf = (projectId: string) =>
+    db
+      .selectFrom('context_repositories')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .orderBy('name')
+      .execute();
+
+  async function mustHaveProject(projectId: string) {
+    const project = await db
+      .selectFrom('projects')
+      .select('id')
+      .where('id', '=', projectId)
+      .executeTakeFirst();
+    if (!project) throw new DocwrightError('project-not-found', `project ${projectId} does not exist`);
+  }
+
+  return {
+    async add(projectId, raw, options) {
+      const input = parseOrThrow(contextRepositoryInput, raw);
+      await mustHaveProject(projectId);
+      const { url, host } = await resolveRepository(input);
+      const webhookSecret = randomBytes(32).toString('base64url');
+      processSecrets.add(webhookSecret, ...(input.token ? [input.token] : []));
+      const row: ContextRepositoryRow = {
+        project_id: projectId,
+        name: input.name,
+        repository: url,
+        host,
+        api_url: input.apiUrl ?? null,
+        ref: input.ref ?? null,
+        secrets: input.token ? JSON.stringify({ token: deps.secretBox().seal(input.token) }) : null,
+        webhook_secret: deps.secretBox().seal(webhookSecret),
+        created_at: now(),
+      };
+      await db.transaction().execute(async (trx) => {
+        // The project's row, locked on PostgreSQL, orders concurrent adds, so that the limit holds
+        // (SQLite runs one write transaction at a time).
+        let project = trx.selectFrom('projects').select('id').where('id', '=', projectId);
+        if (deps.store.dialect === 'postgres') project = project.forUpdate();
+        if (!(await project.executeTakeFirst())) {
+          throw new DocwrightError('project-not-found', `project ${projectId} does not exist`);
+        }
+        const names = await trx
+          .selectFrom('context_repositories')
+          .select('name')
+          .where('project_id', '=', projectId)
+          .execute();
+        if (names.some((n) => n.name === input.name)) {
+          throw new DocwrightError(
+            'context-repository-exists',
+            `project ${projectId} already has a context repository named ${input.name}; choose another name, or remove it first`,
+            { fields: [{ field: 'name', message: 'is taken in this project' }] },
+          );
+        }
+        if (names.length >= MAX_CONTEXT_REPOSITORIES) {
+          throw new DocwrightError(
+            'too-many-context-repositories',
+            `project ${projectId} has ${names.length} context repositories, the most it may have; remove one first`,
+          );
+        }
+        await trx.insertInto('context_repositories').values(row).execute();
+      });
+      return { ...view(row, options), webhookSecret };
+    },
+
+    async list(projectId, options) {
+      await mustHaveProject(projectId);
+      return (await rowsOf(projectId)).map((row) => view(row, options));
+    },
+
+    async remove(projectId, name, options) {
+      await mustHaveProject(projectId);
+      const [row] = await db
+        .deleteFrom('context_repositories')
+        .where('project_id', '=', projectId)
+        .where('name', '=', name)
+        .returningAll()
+        .execute();
+      if (!row) {
+        throw new DocwrightError(
+          'context-repository-not-found',
+          `project ${projectId} has no context repository named ${name}`,
+        );
+      }
+      return view(row, options);
+    },
+
+    async accessFor(projectId) {
+      const rows = await rowsOf(projectId);
+      return rows.map((row) => {
+        const sealed: Record<string, string> = row.secrets ? JSON.parse(row.secrets) : {};
+        const secrets: { token?: string } = {};
+        if (sealed.token) secrets.token = deps.secretBox().open(sealed.token);
+        if (secrets.token) processSecrets.add(secrets.token);
+        return {
+          name: row.name,
+          repository: row.repository,
+          host: row.host as HostKind,
+          apiUrl: row.api_url,
+          ref: row.ref,
+          secrets,
+        };
+      });
+    },
+
+    async webhookSecretFor(projectId, name) {
+      const row = await db
+        .selectFrom('context_repositories')
+        .select('webhook_secret')
+        .where('project_id', '=', projectId)
+        .where('name', '=', name)
+        .executeTakeFirst();
+      if (!row) return undefined;
+      const secret = deps.secretBox().open(row.webhook_secret);
+      processSecrets.add(secret);
+      return secret;
+    },
+  };
+}
