@@ -68,6 +68,14 @@ describe(`head branches on ${testDialect}`, () => {
     await sql`drop table head_branches`.execute(store.db);
     await sql`drop table server_processes`.execute(store.db);
     await sql`drop table context_repositories`.execute(store.db);
+    for (const table of [
+      'automation_run_keys',
+      'automation_runs',
+      'hook_deliveries',
+      'automation_poll_cursors',
+      'automations',
+    ])
+      await sql`drop table ${sql.id(table)}`.execute(store.db);
     for (const table of ['jobs', 'job_runs'])
       await sql`alter table ${sql.id(table)} drop column changes`.execute(store.db);
     await sql`delete from kysely_migration where name >= '0007'`.execute(store.db);
