@@ -7,12 +7,14 @@
 import type { Kysely } from 'kysely';
 import { DocwrightError, isDocwrightError, type RateLimitState } from '../errors.ts';
 import { isAutomationId, newAutomationId } from '../ids.ts';
+import { changesInput } from '../jobs/changes.ts';
 import { requestFingerprint } from '../jobs/idempotency.ts';
 import type { JobService } from '../jobs/jobs.ts';
 import type { Logger } from '../logger.ts';
 import type { ProjectService } from '../projects/projects.ts';
 import type { AutomationTable } from '../store/automation-schema.ts';
 import type { Database } from '../store/schema.ts';
+import { parseOrThrow } from '../validation.ts';
 import {
   type Automation,
   type AutomationRun,
@@ -459,11 +461,6 @@ function parseTriggerBody(body: unknown): RunChange[] {
     );
   }
   if (changes === undefined) return [];
-  if (!Array.isArray(changes)) {
-    throw new DocwrightError('invalid-request', 'invalid request: changes must be a list', {
-      fields: [{ field: 'changes', message: 'must be a list' }],
-    });
-  }
-  // Validated in full by the job's create, which names the entry at fault.
-  return changes as RunChange[];
+  // Their shape here, before a run is recorded; their repositories by the job's create.
+  return parseOrThrow(changesInput, changes, 'changes') as RunChange[];
 }

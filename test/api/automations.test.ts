@@ -128,6 +128,19 @@ describe('automations API', () => {
       instruction: 'x',
     });
     assert.equal(unknownRepo.statusCode, 400, unknownRepo.body);
+    const second = (
+      await call('POST', '/automations', { name: 'Manual', trigger: { type: 'manual' }, instruction: 'Go.' })
+    ).json();
+    const badChanges = await call('POST', `/automations/${second.id}/trigger`, {
+      changes: [{ repository: 'docs', range: 'not a range' }],
+    });
+    assert.equal(badChanges.statusCode, 400);
+    assert.equal(badChanges.json().errors[0].field, 'changes.0.range');
+    assert.deepEqual(
+      (await call('GET', `/automations/${second.id}/runs`)).json().runs,
+      [],
+      'no run recorded',
+    );
     const badRuns = await call('GET', '/automations/aut_00000000000000000000000000/runs?limit=0');
     assert.equal(badRuns.statusCode, 404, 'the automation is looked up first');
     assert.equal(unknownRepo.json().errors[0].field, 'trigger.repositories.0');

@@ -12,6 +12,7 @@ import { buildServer } from '../../src/api/server.ts';
 import { type App, openApp } from '../../src/app.ts';
 import { AutomationLoop } from '../../src/automations/automation-loop.ts';
 import type { ContextRepositories } from '../../src/automations/repositories.ts';
+import { recordRun } from '../../src/automations/run-store.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
@@ -229,6 +230,49 @@ describe('changes, the rate limit and outcomes', () => {
     assert.equal(runs.length, 2);
     assert.equal(runs[0]!.outcome, 'skipped');
     assert.equal(runs[0]!.reason, 'rate-limited');
+  });
+
+  test('a run whose job a stopped process never created gets its job once it is resumed, once', async () => {
+    const { projectId } = await seedProject(t.app);
+    const automation = await t.app.automations.service.create(projectId, {
+      name: 'Docs',
+      trigger: { type: 'docs-push' },
+      instruction: 'Update the docs.',
+    });
+    // The process recorded the run and stopped before it created the job.
+    const { id: runId } = await recordRun(t.app.store.db, ['commit:docs:feed'], {
+      automationId: automation.id,
+      projectId,
+      triggerType: 'docs-push',
+      changes: [],
+      scheduledFor: null,
+      outcome: 'running',
+      reason: null,
+      at: new Date(Date.now() - 120_000),
+    });
+    await t.app.store.db
+      .updateTable('automation_runs')
+      .set({ created_at: new Date(Date.now() - 120_000).toISOString() })
+      .where('id', '=', runId)
+      .execute();
+    assert.equal(await t.app.automations.service.resumeRuns(), 1);
+    const [run] = (await t.app.automations.service.runs(projectId, automation.id)).runs;
+    assert.ok(run?.jobId);
+    // A second process resuming the same run at once (before it saw the job) creates no second job.
+    await t.app.store.db
+      .updateTable('automation_runs')
+      .set({ job_id: null })
+      .where('id', '=', runId)
+      .execute();
+    await t.app.automations.service.resumeRuns();
+    const [again] = (await t.app.automations.service.runs(projectId, automation.id)).runs;
+    assert.equal(again?.jobId, run.jobId);
+    const jobs = await t.app.store.db
+      .selectFrom('jobs')
+      .select('id')
+      .where('project_id', '=', projectId)
+      .execute();
+    assert.equal(jobs.length, 1);
   });
 
   test('a run’s outcome follows its job: pull-request, no-changes-needed, failed', async () => {
