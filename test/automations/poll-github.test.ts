@@ -1,0 +1,117 @@
+// The polling fallback against the GitHub double over real git and real HTTP, on both
+// databases: a context repository's merged pull requests and direct pushes since the automation
+// was created are found by poll (labelled ones skipped `label`, files read for `paths`); the same
+// merge then arriving by webhook creates nothing new; a second poll finds nothing.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { AutomationLoop } from '../../src/automations/automation-loop.ts';
+import { createGitRepository } from '../doubles/git-repository.ts';
+import { type GitHubApi, startGitHubApi } from '../doubles/github-api.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { samplePayload, signedHeaders } from '../helpers/hook-deliveries.ts';
+
+const TOKEN = 'ghp_pollToken0123456789abcdef';
+
+describe('polling a GitHub context repository', () => {
+  let github: GitHubApi;
+  let t: TestApp;
+  const repo = createGitRepository({ 'README.md': '# app\n', 'src/app.ts': 'export {};\n' });
+  let clock = repo.now();
+
+  function pullWith(branch: string, files: Record<string, string>, labels: string[] = []) {
+    repo.commit(branch, files, { from: 'main', message: `Change ${branch}` });
+    return github.openPull('octo/app', { head: branch, base: 'main', title: `Pull ${branch}`, labels });
+  }
+
+  before(async () => {
+    github = await startGitHubApi({ tokens: { [TOKEN]: { push: true } } });
+    github.addRepo('octo/app', { git: repo });
+    github.repo('octo/app').labels.set('no-docs', { id: 1, name: 'no-docs', color: 'ededed' });
+    // Merged before the automation existed: never triggers.
+    github.mergePull('octo/app', pullWith('early', { 'early.txt': 'x\n' }).number);
+    repo.tick(60_000);
+    clock = repo.now();
+    t = await startTestApp({ now: () => clock });
+  });
+  after(async () => {
+    await t?.close();
+    await github.close();
+    repo.close();
+  });
+
+  test('merges and pushes since creation run once each, by poll and then by webhook', async () => {
+    const project = await t.app.projects.create({
+      name: 'Docs',
+      repository: 'https://github.com/octo/docs',
+      token: TOKEN,
+      ref: 'main',
+      model: 'openai/gpt-test',
+    });
+    const context = await t.app.contextRepositories.add(project.id, {
+      name: 'app',
+      repository: 'https://github.com/octo/app',
+      apiUrl: github.baseUrl,
+      ref: 'main',
+      token: TOKEN,
+    });
+    const all = await t.app.automations.service.create(project.id, {
+      name: 'Every change',
+      trigger: { type: 'code-change' },
+      instruction: 'Update the docs.',
+    });
+    const sources = await t.app.automations.service.create(project.id, {
+      name: 'Source changes',
+      trigger: { type: 'code-change', repositories: ['app'], paths: ['src/**'] },
+      instruction: 'Update the API reference.',
+    });
+    repo.tick(60_000);
+    const feature = pullWith('feature', { 'src/app.ts': 'export const x = 1;\n' });
+    github.mergePull('octo/app', feature.number, 'squash');
+    const labelled = pullWith('chore', { 'notes.txt': 'n\n' }, ['no-docs']);
+    github.mergePull('octo/app', labelled.number);
+    const readme = pullWith('readme', { 'README.md': '# app, renamed\n' });
+    github.mergePull('octo/app', readme.number, 'rebase');
+    clock = repo.now();
+
+    const loop = new AutomationLoop(t.app, { pollSeconds: 0, pushSettleMs: 0 });
+    assert.equal(await loop.poll(), 6, 'three merges for two automations');
+    assert.equal(await loop.poll(), 0, 'the cursor moved on');
+    const runsOf = async (id: string) => (await t.app.automations.service.runs(project.id, id)).runs;
+    const outcomes = (runs: Awaited<ReturnType<typeof runsOf>>) =>
+      runs
+        .map((r) => [(r.trigger.changes[0] as { pullRequest: number }).pullRequest, r.outcome, r.reason])
+        .sort();
+    assert.deepEqual(outcomes(await runsOf(all.id)), [
+      [feature.number, 'running', null],
+      [labelled.number, 'skipped', 'label'],
+      [readme.number, 'running', null],
+    ]);
+    // The files of each merge come from GitHub: the README change touches no source.
+    assert.deepEqual(outcomes(await runsOf(sources.id)), [
+      [feature.number, 'running', null],
+      [labelled.number, 'skipped', 'label'],
+      [readme.number, 'skipped', 'paths'],
+    ]);
+
+    // GitHub's webhook for the same merge arrives late: nothing new.
+    const payload = samplePayload('github-pull-request-merged');
+    payload.repository.html_url = 'https://github.com/octo/app';
+    payload.number = feature.number;
+    payload.pull_request.number = feature.number;
+    payload.pull_request.merge_commit_sha = github
+      .repo('octo/app')
+      .pulls.find((p) => p.number === feature.number)!.mergeCommitSha;
+    payload.pull_request.labels = [];
+    const body = JSON.stringify(payload);
+    const res = await fetch(`${await t.listen()}/hooks/${project.id}/app`, {
+      method: 'POST',
+      headers: signedHeaders('github', 'pull_request', body, context.webhookSecret),
+      body,
+    });
+    assert.equal(res.status, 202);
+    await loop.processDeliveries();
+    assert.equal((await runsOf(all.id)).length, 3);
+    assert.equal((await runsOf(sources.id)).length, 3);
+    assert.deepEqual(github.violations, []);
+  });
+});
