@@ -5,10 +5,11 @@
  * concurrent signed GitHub `pull_request` (merged) deliveries, each a different merge, to
  * `POST /hooks/{projectId}/docs` over real HTTP on loopback, and prints the time to 202 (p50,
  * p99, max) — first with nothing else running (the baseline), then with the worker busy: 4 runs
- * at once writing transcript events and burning CPU slices in the same process, and the
+ * at once, each with an agent process computing a fifth of the time while the worker writes its transcript, and the
  * automation loop processing the stored deliveries into runs and jobs as they arrive.
  * Target: p99 < 100 ms on the embedded default (SQLite) with the worker busy.
  */
+import { spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -116,15 +117,27 @@ if (!isMainThread) {
   parentPort!.postMessage(await sendRounds((workerData as { url: string }).url));
 }
 
-/** A run that keeps the worker busy: transcript writes and CPU slices until it is stopped or 60 s pass. */
+/**
+ * A run that keeps the worker busy as a real one does: its agent works in a process of its own
+ * (here one that computes a fifth of the time, as an agent waiting on its model does) while the worker writes its transcript events, until it is stopped
+ * or 60 s pass.
+ */
 const busyRunner: Runner = async (_job, _run, signal, emit) => {
-  const until = Date.now() + 60_000;
-  let step = 0;
-  while (!signal.aborted && Date.now() < until) {
-    const spin = performance.now() + 2;
-    while (performance.now() < spin) step++;
-    await emit('agent.text', { text: `step ${step}` });
-    await new Promise((resolve) => setTimeout(resolve, 5));
+  // An agent mostly waits for the model: it computes 2 ms of every 10.
+  const agent = spawn(
+    process.execPath,
+    ['-e', 'setInterval(() => { const end = performance.now() + 2; while (performance.now() < end); }, 10)'],
+    { stdio: 'ignore' },
+  );
+  try {
+    const until = Date.now() + 60_000;
+    let step = 0;
+    while (!signal.aborted && Date.now() < until) {
+      await emit('agent.text', { text: `step ${++step}` });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  } finally {
+    agent.kill('SIGKILL');
   }
   return { status: 'completed', prLink: null, branch: null, summary: 'bench' };
 };
