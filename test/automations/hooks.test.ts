@@ -150,6 +150,39 @@ describe('POST /hooks/{projectId}/{name}', () => {
     }
   });
 
+  test('a body over 25 MiB → 413, nothing stored; a signed body that is no event → 202, stored, ignored; no content type is fine', async () => {
+    const projectId = projects.github;
+    const before = await count('hook_deliveries', projectId);
+    const runsBefore = await count('automation_runs', projectId);
+    const huge = 'x'.repeat(25 * 1024 * 1024 + 1);
+    const tooLarge = await deliver(projectId, huge, {
+      'content-type': 'application/json',
+      'x-github-event': 'push',
+      'x-hub-signature-256': `sha256=${'0'.repeat(64)}`,
+    });
+    assert.equal(tooLarge.status, 413, tooLarge.body);
+    assert.equal(await count('hook_deliveries', projectId), before);
+    const odd = 'not json at all';
+    const { 'content-type': _type, ...headers } = signedHeaders(
+      'github',
+      'pull_request',
+      odd,
+      SECRET,
+      'odd-1',
+    );
+    const res = await deliver(projectId, odd, headers);
+    assert.equal(res.status, 202, res.body);
+    await loop.processDeliveries();
+    const stored = await t.app.store.db
+      .selectFrom('hook_deliveries')
+      .select(['result', 'processed_at'])
+      .where('delivery_id', '=', 'odd-1')
+      .executeTakeFirstOrThrow();
+    assert.ok(stored.processed_at);
+    assert.match(stored.result!, /^ignored: the body is not a JSON object/);
+    assert.equal(await count('automation_runs', projectId), runsBefore, 'no run');
+  });
+
   test('ping → 200 and nothing stored', async () => {
     const body = JSON.stringify(samplePayload('github-ping'));
     const projectId = projects.github;
