@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
@@ -6,6 +7,15 @@ import { type AgentBudgets, type AgentLimits, DEFAULT_BUDGETS, DEFAULT_LIMITS } 
 import { DocwrightError } from './errors.ts';
 
 /** Server-wide settings, read from the environment once at start. */
+/** An IPv4 or IPv6 address, optionally with a prefix length (`10.0.0.0/8`, `fd00::/8`). */
+function isAddressOrRange(item: string): boolean {
+  const [address = '', prefix, extra] = item.split('/');
+  const version = isIP(address);
+  if (version === 0 || extra !== undefined) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
+}
+
 export interface Config {
   /**
    * Where the embedded default keeps its SQLite file and generated secret key:
@@ -180,9 +190,9 @@ const envSchema = z.object({
   DOCWRIGHT_PUBLIC_URL: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).optional(),
   DOCWRIGHT_TRUST_PROXY: z
     .string()
-    .regex(
-      /^(\d{1,2}|[0-9a-fA-F.:/]+(\s*,\s*[0-9a-fA-F.:/]+)*)$/,
-      'must be a number of hops or a list of addresses/CIDR ranges',
+    .refine(
+      (value) => /^\d{1,2}$/.test(value) || value.split(',').every((item) => isAddressOrRange(item.trim())),
+      'must be a number of hops or a comma-separated list of IP addresses and CIDR ranges',
     )
     .optional(),
   DOCWRIGHT_WEBHOOK_ALLOW_PRIVATE: z

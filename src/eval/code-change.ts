@@ -1,44 +1,29 @@
+/**
+ * How a task's job gets its code change: as a job documenting a change does in production
+ * (docs/code-context.mdx). The task's code repository becomes the project's context repository
+ * `code`, and the job names the change's head commit, whose message carries the change's title
+ * and description as a pull request's would. The agent then sees the change's brief, reads its
+ * diff with `read_change`, and reads the code at its head under `_context/code/`.
+ */
+import type { ChangeInput } from '../jobs/changes.ts';
 import type { CodeChange } from './repositories.ts';
 
-/** Most characters of a code diff put into an instruction (the job's prompt has a limit too). */
-export const MAX_CHANGE_DIFF_CHARS = 60_000;
+/** The context repository a task's code change lives in. */
+export const CODE_REPOSITORY = 'code';
 
 /** What the job of a task is created with (the v2 create body). */
 export interface JobRequest {
   prompt: string;
+  changes?: ChangeInput[];
 }
 
-/**
- * Gives the job of a task its code change: the change's title and description, and the diff of
- * the code repository from base to head.
- *
- * TODO(SPEC §16): context repositories and a job's `changes` do not exist yet, so for now the
- * change travels in the instruction text, and the agent sees only the diff, not the code around
- * it. Once §16 lands, replace the body of this function: add the code repository (`code.dir`)
- * to the task's project as the context repository named `code`, return the instruction
- * unchanged as `prompt` with `changes: [{ repository: 'code', range: `${code.base}..${code.head}` }]`
- * (the title and description then come from the change itself, as a pull request's would), and
- * drop MAX_CHANGE_DIFF_CHARS.
- */
-export function attachCodeChange(
-  instruction: string,
-  change: { title: string; description: string } | null,
-  code: CodeChange | null,
-): JobRequest {
-  if (!change && !code) return { prompt: instruction };
-  const parts = [instruction, '', '<code_change>'];
-  if (change) {
-    parts.push(`Title: ${change.title}`);
-    if (change.description.trim()) parts.push('Description:', change.description.trim());
-  }
-  if (code) {
-    let diff = code.diff;
-    if (diff.length > MAX_CHANGE_DIFF_CHARS) {
-      const cut = diff.lastIndexOf('\n', MAX_CHANGE_DIFF_CHARS) + 1;
-      diff = `${diff.slice(0, cut)}[the diff goes on for ${diff.length - cut} more characters]\n`;
-    }
-    parts.push('', 'Diff of the code repository:', '<diff>', diff.trimEnd(), '</diff>');
-  }
-  parts.push('</code_change>');
-  return { prompt: parts.join('\n') };
+/** The commit message of a change's head: its title, then its description. */
+export function changeMessage(change: { title: string; description: string } | null): string {
+  if (!change) return 'Code change';
+  return change.description.trim() ? `${change.title}\n\n${change.description.trim()}\n` : change.title;
+}
+
+export function jobRequest(instruction: string, code: CodeChange | null): JobRequest {
+  if (!code) return { prompt: instruction };
+  return { prompt: instruction, changes: [{ repository: CODE_REPOSITORY, commit: code.head }] };
 }

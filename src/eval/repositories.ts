@@ -90,24 +90,19 @@ export interface CodeChange {
   dir: string;
   base: string;
   head: string;
-  /** The unified diff of base..head. */
-  diff: string;
 }
 
 /** The code repository of a task's code change: `base` committed, then `head` on top of it. */
 export async function createCodeRepository(
   dir: string,
   code: { base: Tree; head: Tree },
-  title: string,
+  /** The head commit's message: the change's title and description. */
+  message: string,
   signal?: AbortSignal,
 ): Promise<CodeChange> {
   const base = await createRepository(dir, code.base, 'Base', signal);
   await clearWorkTree(dir);
   await writeTree(code.head, dir, signal);
-  const head = await commitAll(dir, title, signal);
-  const diff = await git(['diff', '--no-color', '--no-ext-diff', '--find-renames', base, head, '--'], {
-    cwd: dir,
-    signal,
-  });
-  return { dir, base, head, diff };
+  const head = await commitAll(dir, message, signal);
+  return { dir, base, head };
 }

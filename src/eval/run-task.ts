@@ -15,7 +15,7 @@ import { latestDiff } from '../jobs/diffs.ts';
 import type { AgentJob } from '../jobs/job.ts';
 import type { RunDiffRow } from '../store/schema.ts';
 import { type CheckOutcome, evaluateCheck, type JobResult } from './checks.ts';
-import { attachCodeChange } from './code-change.ts';
+import { CODE_REPOSITORY, changeMessage, jobRequest } from './code-change.ts';
 import { judge } from './judge.ts';
 import { createCodeRepository, createRepository } from './repositories.ts';
 import type { Criterion, Rubric } from './rubric.ts';
@@ -190,11 +190,10 @@ export async function runTask(context: TaskContext, task: Task): Promise<TaskRep
       ? await createCodeRepository(
           path.join(context.dir, 'code'),
           task.code,
-          task.change?.title ?? 'Code change',
+          changeMessage(task.change),
           signal,
         )
       : null;
-    const request = attachCodeChange(task.instruction, task.change, code);
     const project = await app.projects.create({
       name: task.id,
       repository: docsRepo,
@@ -202,7 +201,8 @@ export async function runTask(context: TaskContext, task: Task): Promise<TaskRep
       model: context.model,
       ...(task.writable && { writable: task.writable }),
     });
-    const created = await app.jobs.create(project.id, request);
+    if (code) await app.contextRepositories.add(project.id, { name: CODE_REPOSITORY, repository: code.dir });
+    const created = await app.jobs.create(project.id, jobRequest(task.instruction, code));
     report.jobId = (created.body as AgentJob).id;
     const job = await waitForEnd(app, project.id, report.jobId, signal);
     report.tokens = { input: job.usage?.inputTokens ?? 0, output: job.usage?.outputTokens ?? 0 };
@@ -227,7 +227,10 @@ export async function runTask(context: TaskContext, task: Task): Promise<TaskRep
     // A no-changes task's score does not depend on its checks: the judge is not asked.
     if (context.judge && task.rubric && task.expected === 'patch') {
       const judged = await judgeCriteria(context.judge, task.rubric, report.outcome, {
-        instruction: request.prompt,
+        // The judge reads the instruction with the code change's title and description.
+        instruction: task.change
+          ? `${task.instruction}\n\nCode change: ${changeMessage(task.change)}`
+          : task.instruction,
         diff: changes.diff,
         signal,
       });

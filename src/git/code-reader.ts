@@ -88,6 +88,9 @@ interface Entry {
   path: string;
 }
 
+/** What a code context reads from: a GitCodeReader, or one that opens its repository when first read. */
+export type CodeSource = Pick<GitCodeReader, 'list' | 'read' | 'scan'>;
+
 export class GitCodeReader {
   readonly commit: string;
   readonly #options: GitCodeReaderOptions;

@@ -10,6 +10,7 @@ import { parseOrThrow } from '../validation.ts';
 import { enqueueJobMessage } from '../webhooks/enqueue.ts';
 import { isOwnHeadBranch } from './branches.ts';
 import {
+  type ChangeInput,
   type ChangeRequest,
   DOCS_REPOSITORY,
   type NamedRepository,
@@ -106,19 +107,27 @@ export function createJobService(options: JobServiceOptions) {
   /** Signals are nudges: losing one only delays a wake-up until the next poll. */
   const publish = (signal: Signal) => (options.publish?.(signal) ?? Promise.resolve()).catch(() => {});
   const limitOf = (project: ProjectRow) => project.rate_limit ?? options.defaultRateLimit;
-  /** The repositories a job's changes may name: the project's own and its context repositories. */
-  const namedRepositories = async (
+  /**
+   * The changes a request names (src/jobs/changes.ts), with the repositories they may name: the
+   * project's own and its context repositories. Those are read only when the request names a
+   * change or its prompt holds a URL: most creates do neither, and pay no query for it.
+   */
+  async function changesOf(
     trx: Transaction<Database>,
     project: ProjectRow,
-  ): Promise<NamedRepository[]> => [
-    { name: DOCS_REPOSITORY, repository: project.repository },
-    ...(await trx
+    body: { prompt: string; changes?: ChangeInput[] | undefined },
+    earlier: readonly ChangeRequest[] = [],
+  ): Promise<ChangeRequest[]> {
+    if (!body.changes?.length && !/https?:\/\//i.test(body.prompt)) return [...earlier];
+    const own: NamedRepository = { name: DOCS_REPOSITORY, repository: project.repository };
+    const contexts = await trx
       .selectFrom('context_repositories')
       .select(['name', 'repository'])
       .where('project_id', '=', project.id)
       .orderBy('name')
-      .execute()),
-  ];
+      .execute();
+    return requestedChanges(body.prompt, body.changes, [own, ...contexts], earlier);
+  }
 
   async function lockedProject(trx: Transaction<Database>, projectId: string): Promise<ProjectRow> {
     const project = await lockProject(dialect, trx, projectId);
@@ -334,7 +343,7 @@ export function createJobService(options: JobServiceOptions) {
           archived_at: null,
           changes: '[]',
         };
-        const changes = requestedChanges(body.prompt, body.changes, await namedRepositories(trx, project));
+        const changes = await changesOf(trx, project, body);
         await trx.executeQuery(insertJob(row));
         await enqueueJobMessage(trx, { type: 'job.created', projectId, jobId: row.id, job: row, at });
         const runId = await queueRun(trx, {
@@ -377,12 +386,7 @@ export function createJobService(options: JobServiceOptions) {
       return createWork(projectId, idempotency, async (trx, project, at) => {
         const job = await findFinishedJob(projectId, jobId, trx);
         const last = await lastRun(trx, jobId);
-        const changes = requestedChanges(
-          body.prompt,
-          body.changes,
-          await namedRepositories(trx, project),
-          last.changes,
-        );
+        const changes = await changesOf(trx, project, body, last.changes);
         return continueJob(trx, project, job, at, {
           seq: last.seq + 1,
           prompt: body.prompt,

@@ -244,6 +244,7 @@ export function createAgentRunner(app: App, options: AgentRunnerOptions = {}): R
         if (project.settings.commentOnSource)
           await commentOnSources(resolved, hostOf, {
             prLink: pull?.url ?? null,
+            branch: committed || checkout.existing ? branch : null,
             summary: result.summary,
             jobId: job.id,
             record,

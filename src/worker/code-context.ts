@@ -19,14 +19,14 @@ import { MAX_LIST_ENTRIES } from '../agent/tools/list_files.ts';
 import { compilePattern, type Found, MAX_SEARCH_BYTES, matchFile } from '../agent/tools/search.ts';
 import { globFilter, plural } from '../agent/tools/shared.ts';
 import { ToolError } from '../agent/types.ts';
-import type { GitCodeReader } from '../git/code-reader.ts';
+import type { CodeSource } from '../git/code-reader.ts';
 
 /** Files one search looks at, at most. */
 export const MAX_SEARCH_FILES = 50_000;
 
 export interface GitCodeContextOptions {
   /** Readers by repository name (`docs` for the project's own). */
-  readers: Map<string, GitCodeReader>;
+  readers: Map<string, CodeSource>;
   /** Largest file read or searched (the agent's `limits.maxFileBytes`). */
   maxFileBytes: number;
   /** Bytes one search reads at most (default: the workspace search's 64 MiB). */
@@ -39,7 +39,7 @@ const within = (path: string, dir: string) => dir === '.' || path === dir || pat
 
 /** A CodeReader answering from git; close the git readers when the run is over. */
 export function gitCodeContext(options: GitCodeContextOptions): CodeReader {
-  const readerOf = (repository: string): GitCodeReader => {
+  const readerOf = (repository: string): CodeSource => {
     const reader = options.readers.get(repository);
     if (!reader) throw new ToolError(`There is no repository named "${repository}" to read.`);
     return reader;

@@ -9,8 +9,9 @@
  */
 import type { AgentChange } from '../agent/change.ts';
 import { type CodeDescription, type CodeReader, DOCS_REPOSITORY } from '../agent/code.ts';
+import { ToolError } from '../agent/types.ts';
 import { type Checkout, checkoutContext, classifyGitError, fetchIntoCheckout } from '../git/checkout.ts';
-import { GitCodeReader } from '../git/code-reader.ts';
+import { type CodeSource, GitCodeReader } from '../git/code-reader.ts';
 import { openContextRepository } from '../git/context-repository.ts';
 import { credentialSecrets } from '../git/credentials.ts';
 import { type CodeHost, gitAccess } from '../git/hosts/index.ts';
@@ -120,10 +121,12 @@ export interface OpenRunCodeOptions {
  * job documents a change of it (the change's code is the point), and is left out otherwise.
  */
 export async function openRunCode(options: OpenRunCodeOptions): Promise<RunCode> {
-  const readers = new Map<string, GitCodeReader>();
+  const readers = new Map<string, CodeSource>();
   const closers: (() => Promise<void>)[] = [];
   const secrets: string[] = [];
+  let closed = false;
   const close = async () => {
+    closed = true;
     for (const closeOne of closers) await closeOne().catch(() => {});
   };
   try {
@@ -146,8 +149,8 @@ export async function openRunCode(options: OpenRunCodeOptions): Promise<RunCode>
     for (const source of options.context.contextRepositories.slice(0, 10)) {
       if (source.name === DOCS_REPOSITORY || readers.has(source.name)) continue;
       secrets.push(...credentialSecrets(source.env));
-      try {
-        const opened = await openContextRepository({
+      const open = () =>
+        openContextRepository({
           cache: options.cache,
           project: options.project,
           remote: source.url,
@@ -155,13 +158,17 @@ export async function openRunCode(options: OpenRunCodeOptions): Promise<RunCode>
           ...(source.commit ? { commit: source.commit } : {}),
           ...(source.ref ? { ref: source.ref } : {}),
           signal: options.signal,
+        }).then(async (opened) => {
+          // Opened after the run's code was closed (a read still under way at the end): closed at once.
+          if (closed) await opened.close();
+          else closers.push(opened.close);
+          return opened.reader;
         });
-        readers.set(source.name, opened.reader);
-        closers.push(opened.close);
-      } catch (error) {
-        if (changed.has(source.name) || options.signal.aborted) throw error;
-        options.onUnavailable?.(source.name, error);
-      }
+      // A repository the job documents a change of is opened now (its code is the point: failing
+      // to fetch it fails the run); the others when the agent first reads them, so that a job that
+      // reads no code pays nothing for ten context repositories.
+      if (changed.has(source.name)) readers.set(source.name, await open());
+      else readers.set(source.name, lazySource(source.name, open, options.onUnavailable));
     }
   } catch (error) {
     await close();
@@ -172,6 +179,30 @@ export async function openRunCode(options: OpenRunCodeOptions): Promise<RunCode>
     description: { repositories: servedRepositories(readers) },
     secrets,
     close,
+  };
+}
+
+/**
+ * A code source that opens its repository on the first read, once; when that fails, each read is
+ * a tool error naming the repository (the run goes on: the agent can do without it).
+ */
+function lazySource(
+  name: string,
+  open: () => Promise<CodeSource>,
+  onUnavailable: ((name: string, error: unknown) => void) | undefined,
+): CodeSource {
+  let opening: Promise<CodeSource> | undefined;
+  const source = () => {
+    opening ??= open().catch((error: unknown) => {
+      onUnavailable?.(name, error);
+      throw new ToolError(`The context repository "${name}" cannot be read now: it could not be fetched.`);
+    });
+    return opening;
+  };
+  return {
+    list: async (...args) => (await source()).list(...args),
+    read: async (...args) => (await source()).read(...args),
+    scan: async (...args) => (await source()).scan(...args),
   };
 }
 

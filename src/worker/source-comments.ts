@@ -10,11 +10,19 @@ import type { ResolvedChange } from './change-resolution.ts';
 /** The longest reason quoted in a comment (a summary is the model's text). */
 const MAX_REASON = 4_000;
 
-export function sourceComment(outcome: { prLink: string | null; summary: string; jobId: string }): string {
+export function sourceComment(outcome: {
+  prLink: string | null;
+  /** The docs branch the run pushed, when its host opens no pull request (a local repository). */
+  branch: string | null;
+  summary: string;
+  jobId: string;
+}): string {
   const reason = outcome.summary.slice(0, MAX_REASON);
   const text = outcome.prLink
     ? `The documentation for this change is proposed in ${outcome.prLink}.\n\n${reason}`
-    : `No documentation change was needed for this change:\n\n${reason}`;
+    : outcome.branch
+      ? `The documentation for this change is on the branch \`${outcome.branch}\` of the docs repository.\n\n${reason}`
+      : `No documentation change was needed for this change:\n\n${reason}`;
   return `${text}\n\n<sub>docwright job \`${outcome.jobId}\`</sub>`;
 }
 
@@ -23,6 +31,7 @@ export async function commentOnSources(
   hostOf: (repository: string) => CodeHost | undefined,
   options: {
     prLink: string | null;
+    branch: string | null;
     summary: string;
     jobId: string;
     record: (type: string, data?: unknown) => Promise<void>;

@@ -1,8 +1,8 @@
 /**
  * A scripted model for `docwright eval`, where several agents (and the judge) call one model at
  * once: each request is answered from what it carries rather than in arrival order. An agent's
- * request gets the next step of the plan whose `match` its instruction (the first user message)
- * contains — the step its conversation has reached, one per assistant turn so far. A judge's
+ * request gets the next step of the plan whose `match` its instruction or its code change (the
+ * user and system messages) contains — the step its conversation has reached, one per assistant turn so far. A judge's
  * request (it offers the `verdict` tool) gets `judge`'s verdict on its prompt.
  *
  *   const model = await startOpenAIServer({ fallback: taskModel([{ match: 'Fix the typo', steps }]) });
@@ -43,7 +43,12 @@ export function taskModel(plans: TaskPlan[], options: TaskModelOptions = {}): Sc
       const verdict = options.judge ? options.judge(prompt) : { passed: true, reason: 'The change does it.' };
       return verdict ? toolCall('verdict', verdict) : reply('It looks fine to me.');
     }
-    const plan = plans.find((p) => prompt.includes(p.match));
+    // A task's code change travels in the system prompt (the change's brief), its instruction as the user's.
+    const carried = messages
+      .filter((m) => m.role === 'system' || m.role === 'user')
+      .map((m) => text(m.content))
+      .join('\n');
+    const plan = plans.find((p) => carried.includes(p.match));
     if (!plan)
       return httpError(400, {
         message: `test double: no plan matches the instruction ${prompt.slice(0, 200)}`,

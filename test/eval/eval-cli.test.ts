@@ -257,7 +257,7 @@ describe('docwright eval, a real process against the scripted model', () => {
       scoring: 'requirement',
       passed: true,
     });
-    // The code change reached the agent through its instruction (until SPEC §16's changes exist).
+    // The code change reached the agent as the job's change (its brief in the system prompt).
     const instruction = model.requests.find((r) => r.rawBody.includes('Raise the hourly limit'))!.body
       .messages;
     assert.match(JSON.stringify(instruction), /HOURLY_LIMIT = 100/);

@@ -111,10 +111,17 @@ describe('the code of a run', () => {
         onUnavailable: (name) => unavailable.push(name),
       });
       try {
-        assert.deepEqual(atBase.description.repositories, ['docs', 'api']);
-        assert.deepEqual(unavailable, ['gone']);
+        assert.deepEqual(atBase.description.repositories, ['docs', 'api', 'gone']);
+        // Context repositories no change of the job names are fetched when first read, not before.
+        const fetchedApi = () => server.requests.filter((r) => r.url.includes('/api.git/')).length;
+        assert.equal(fetchedApi(), 0, 'not fetched before it is read');
         assert.equal(text(await atBase.reader.read('docs', 'src/server.ts')), 'export const port = 80;\n');
         assert.equal(text(await atBase.reader.read('api', 'lib/a.ts')), 'export const a = 1;\n');
+        assert.ok(fetchedApi() > 0);
+        assert.deepEqual(unavailable, []);
+        await assert.rejects(atBase.reader.read('gone', 'x.ts'), /"gone" cannot be read now/);
+        await assert.rejects(atBase.reader.read('gone', 'y.ts'), /"gone" cannot be read now/);
+        assert.deepEqual(unavailable, ['gone'], 'told once');
       } finally {
         await atBase.close();
       }
