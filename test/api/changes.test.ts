@@ -91,33 +91,29 @@ describe('job changes', () => {
     ]);
   });
 
-  test('a follow-up keeps the job’s changes and adds its own; a retry keeps them', async () => {
-    const created = (await post('/job', { prompt: 'See https://github.com/acme/docs/pull/1' })).json();
+  /** Ends a job's run as failed, as a worker would, so that it takes a follow-up or a retry. */
+  const markFailed = async (jobId: string) => {
     await t.app.store.db
       .updateTable('jobs')
       .set({ status: 'failed', error_code: 'agent-gave-up', error_message: 'x' })
-      .where('id', '=', created.id)
+      .where('id', '=', jobId)
       .execute();
     await t.app.store.db
       .updateTable('job_runs')
       .set({ status: 'failed' })
-      .where('job_id', '=', created.id)
+      .where('job_id', '=', jobId)
       .execute();
+  };
+
+  test('a follow-up keeps the job’s changes and adds its own; a retry keeps them', async () => {
+    const created = (await post('/job', { prompt: 'See https://github.com/acme/docs/pull/1' })).json();
+    await markFailed(created.id);
     const message = await post(`/job/${created.id}/message`, {
       prompt: 'Also https://github.com/acme/docs/pull/1 and #2',
       changes: [{ repository: 'docs', pullRequest: 2 }],
     });
     assert.equal(message.statusCode, 200, message.body);
-    await t.app.store.db
-      .updateTable('jobs')
-      .set({ status: 'failed', error_code: 'agent-gave-up', error_message: 'x' })
-      .where('id', '=', created.id)
-      .execute();
-    await t.app.store.db
-      .updateTable('job_runs')
-      .set({ status: 'failed' })
-      .where('job_id', '=', created.id)
-      .execute();
+    await markFailed(created.id);
     assert.equal((await post(`/job/${created.id}/retry`, {})).statusCode, 200);
     const one = { repository: 'docs', kind: 'pull-request', number: 1 };
     const two = { repository: 'docs', kind: 'pull-request', number: 2 };
