@@ -28,7 +28,9 @@ export const SKIP_REASONS = ['paths', 'label', 'own-change', 'disabled', 'missed
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
 /** The name of the project's own repository among the context repositories' names (SPEC §16). */
-export const DOCS_REPOSITORY = 'docs';
+import { DOCS_REPOSITORY_NAME as DOCS_REPOSITORY } from '../projects/context-repositories.ts';
+
+export { DOCS_REPOSITORY };
 export const DEFAULT_SKIP_LABELS: readonly string[] = ['no-docs'];
 
 export const MAX_NAME_LENGTH = 200;

@@ -13,7 +13,9 @@ import { branchNameProblem } from '../git/ref-name.ts';
 import { sameRepository } from '../git/repository-url.ts';
 
 /** The project's own repository, as `changes[].repository` and AgentJob `changes[].repository` name it. */
-export const DOCS_REPOSITORY = 'docs';
+import { DOCS_REPOSITORY_NAME as DOCS_REPOSITORY } from '../projects/context-repositories.ts';
+
+export { DOCS_REPOSITORY };
 
 const SHA = /^[0-9a-f]{7,64}$/i;
 const repository = z
