@@ -34,7 +34,7 @@ function withFlagNames(error: unknown): never {
 }
 
 /** Without DOCWRIGHT_PUBLIC_URL the webhook URL is a guess: say so. */
-function noteBaseUrl(publicUrl: string | undefined): void {
+export function noteBaseUrl(publicUrl: string | undefined): void {
   if (publicUrl) return;
   process.stderr.write(
     `docwright: note: webhookUrl starts with ${DEFAULT_BASE_URL} because DOCWRIGHT_PUBLIC_URL is not set; ` +

@@ -4,6 +4,7 @@ import { DocwrightError } from '../errors.ts';
 import type { ProjectDeletionImpact } from '../projects/project-deletion.ts';
 import type { ProjectView } from '../projects/projects.ts';
 import { HOSTS } from '../projects/repository.ts';
+import { noteBaseUrl } from './context.ts';
 import { modelReport } from './model-report.ts';
 import { describe, print, table, withApp } from './output.ts';
 import { list, positiveInt, secretFile } from './parsers.ts';
@@ -251,6 +252,30 @@ export function registerProjectCommands(program: Command): void {
         options.json,
         deleted,
         () => `deleted project ${deleted.id} (${deleted.name}): ${removal(deleted.deleted)}`,
+      );
+    });
+
+  project
+    .command('hook-secret')
+    .description(
+      "make a new secret for code-host webhooks of the project's own repository (/hooks/<id>/docs), replacing any earlier one; shown once",
+    )
+    .argument('<id>', 'project id')
+    .option('--json', 'print the webhook URL and secret as JSON')
+    .action(async (id: string, options) => {
+      const [made, publicUrl] = await withApp(
+        async (app) =>
+          [await app.contextRepositories.newDocsWebhookSecret(id), app.config.publicUrl] as const,
+      );
+      noteBaseUrl(publicUrl);
+      print(options.json, made, () =>
+        [
+          `webhook URL: ${made.webhookUrl}`,
+          `webhook secret: ${made.webhookSecret}`,
+          '',
+          'The secret is shown only now, and any earlier one no longer verifies: give both to the docs',
+          'repository’s webhook settings (push events) for docs-push automations.',
+        ].join('\n'),
       );
     });
 

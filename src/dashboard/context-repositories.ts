@@ -1,12 +1,13 @@
 /**
  * The settings page's "Context repositories" section (SPEC §16): the code repositories the
  * project's agent reads, listed, added and removed; after adding, the webhook URL and secret that
- * §17 needs, shown once.
+ * §17 needs, shown once. Below them, the webhook of the project's own repository (`docs`, for
+ * `docs-push` automations), whose secret is made (or replaced) here and shown once alike.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { App } from '../app.ts';
 import { DocwrightError } from '../errors.ts';
-import type { ContextRepositoryView } from '../projects/context-repositories.ts';
+import type { ContextRepositoryView, DocsWebhookView } from '../projects/context-repositories.ts';
 import type { ProjectView } from '../projects/projects.ts';
 import { HOSTS } from '../projects/repository.ts';
 import { type Html, html } from './html.ts';
@@ -104,11 +105,12 @@ function repositoryTable(
   </table>`;
 }
 
-/** The new repository's webhook URL and secret, shown once (from the flash). */
+/** A webhook URL and its new secret, shown once (from the flash): a context repository's, or the docs repository's. */
 function created(added: { name: string; webhookUrl: string; webhookSecret: string }): Html {
+  const docs = added.name === 'docs';
   return html`<div class="new-key context-created" role="status" aria-labelledby="new-context-heading">
-  <h3 id="new-context-heading">Context repository ${added.name} added</h3>
-  <p>Add a webhook on its code host with this URL and secret, so that docwright hears of merged changes. Copy the secret now: it is shown only once.</p>
+  <h3 id="new-context-heading">${docs ? 'New webhook secret for the docs repository' : `Context repository ${added.name} added`}</h3>
+  <p>${docs ? 'Give the docs repository’s webhook this URL and secret (push events), so that docs-push automations hear of pushes. Any earlier secret no longer verifies.' : 'Add a webhook on its code host with this URL and secret, so that docwright hears of merged changes.'} Copy the secret now: it is shown only once.</p>
   <div class="field"><label for="new-context-webhook-url">Webhook URL</label>
     <div class="copyable"><input id="new-context-webhook-url" type="text" readonly value="${added.webhookUrl}" class="mono" spellcheck="false">
     <button type="button" data-copy="new-context-webhook-url" aria-label="Copy webhook URL">Copy</button></div></div>
@@ -118,11 +120,20 @@ function created(added: { name: string; webhookUrl: string; webhookSecret: strin
 </div>`;
 }
 
+/** The docs repository's own hook: its URL, and a button that makes (or replaces) its secret. */
+function docsWebhookPanel(project: ProjectView, signedIn: SignedIn, hook: DocsWebhookView): Html {
+  return html`<h3 id="docs-webhook-heading">Docs repository webhook</h3>
+  <p>For <code>docs-push</code> automations: pushes to the docs repository’s branch reach docwright at <span class="mono wrap">${hook.webhookUrl}</span>. ${hook.hasSecret ? 'A secret is set.' : html`<span class="muted">No secret yet: until one is made, deliveries are refused and pushes are found by polling.</span>`}</p>
+  <form method="post" action="/projects/${project.id}/docs-webhook-secret" aria-labelledby="docs-webhook-heading">${csrfField(signedIn)}
+    <button type="submit">${hook.hasSecret ? 'Replace webhook secret' : 'Create webhook secret'}</button></form>`;
+}
+
 /** The settings page's section. */
 export function contextRepositoriesSection(options: {
   project: ProjectView;
   signedIn: SignedIn;
   repositories: ContextRepositoryView[];
+  docsWebhook: DocsWebhookView;
   form?: ContextFormState | undefined;
   added?: { name: string; webhookUrl: string; webhookSecret: string } | undefined;
 }): Html {
@@ -133,11 +144,13 @@ export function contextRepositoriesSection(options: {
   ${options.added && created(options.added)}
   ${repositoryTable(project, signedIn, options.repositories)}
   ${addForm(project, signedIn, options.form)}
+  ${docsWebhookPanel(project, signedIn, options.docsWebhook)}
 </section>`;
 }
 
 /**
- * `POST /projects/{projectId}/context-repositories` (add) and `…/{name}/remove`. A refused add
+ * `POST /projects/{projectId}/context-repositories` (add), `…/{name}/remove` and
+ * `POST /projects/{projectId}/docs-webhook-secret` (a new secret for the docs hook). A refused add
  * shows the settings page again, through `settingsPage`, with the form's values and errors.
  */
 export function registerContextRepositoryRoutes(
@@ -172,6 +185,24 @@ export function registerContextRepositoryRoutes(
           name: added.name,
           webhookUrl: added.webhookUrl,
           webhookSecret: added.webhookSecret,
+        },
+      });
+      return reply.redirect(`/projects/${project.id}/settings#context-repositories`, 303);
+    },
+  );
+
+  server.post<{ Params: { projectId: string } }>(
+    '/projects/:projectId/docs-webhook-secret',
+    async (request, reply) => {
+      const project = await projectOf(app, request.params.projectId);
+      const made = await app.contextRepositories.newDocsWebhookSecret(project.id, {
+        baseUrl: requestBaseUrl(request),
+      });
+      setFlash(reply, app, request.signedIn!, {
+        newContextRepository: {
+          name: made.name,
+          webhookUrl: made.webhookUrl,
+          webhookSecret: made.webhookSecret,
         },
       });
       return reply.redirect(`/projects/${project.id}/settings#context-repositories`, 303);

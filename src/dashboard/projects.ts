@@ -160,6 +160,7 @@ ${projectForm({
     project,
     signedIn: request.signedIn!,
     repositories: await app.contextRepositories.list(project.id, { baseUrl: requestBaseUrl(request) }),
+    docsWebhook: await app.contextRepositories.docsWebhook(project.id, { baseUrl: requestBaseUrl(request) }),
     form: options.contextForm,
     added: options.flash?.newContextRepository,
   })}${webhooksSummary(project, await app.webhooks.listEndpoints(project.id))}${deleteProjectSection(project)}`,

@@ -91,8 +91,29 @@ export interface ContextRepositoryService {
   remove(projectId: string, name: string, options?: ContextRepositoryOptions): Promise<ContextRepositoryView>;
   /** Every context repository of the project with its credentials decrypted, for the worker; never rendered. */
   accessFor(projectId: string): Promise<ContextRepositoryAccess[]>;
-  /** The secret a code host signs this repository's webhooks with (§17); undefined when there is none of that name. */
+  /**
+   * The secret a code host signs webhooks to `/hooks/{projectId}/{name}` with (§17), `docs` being
+   * the project's own repository; undefined when there is none.
+   */
   webhookSecretFor(projectId: string, name: string): Promise<string | undefined>;
+  /** The project's own repository's hook URL (`docs-push` automations), and whether a secret is set. */
+  docsWebhook(projectId: string, options?: ContextRepositoryOptions): Promise<DocsWebhookView>;
+  /**
+   * Makes a new secret for the project's own repository's webhooks, replacing any earlier one
+   * (which stops verifying within `VERIFIER_TTL_MS`); returned this once.
+   */
+  newDocsWebhookSecret(
+    projectId: string,
+    options?: ContextRepositoryOptions,
+  ): Promise<DocsWebhookView & { webhookSecret: string }>;
+}
+
+/** The hook URL of the project's own repository (SPEC §17, `docs`). */
+export interface DocsWebhookView {
+  name: typeof DOCS_REPOSITORY_NAME;
+  webhookUrl: string;
+  /** Whether a secret is set (never the secret). */
+  hasSecret: boolean;
 }
 
 export function createContextRepositoryService(deps: {
@@ -105,8 +126,12 @@ export function createContextRepositoryService(deps: {
   const { db } = deps.store;
   const now = () => (deps.now ?? (() => new Date()))().toISOString();
 
-  function view(row: ContextRepositoryRow, options: ContextRepositoryOptions = {}): ContextRepositoryView {
+  function hookUrl(projectId: string, name: string, options: ContextRepositoryOptions = {}): string {
     const base = (deps.publicUrl ?? options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+    return `${base}/hooks/${encodeURIComponent(projectId)}/${encodeURIComponent(name)}`;
+  }
+
+  function view(row: ContextRepositoryRow, options: ContextRepositoryOptions = {}): ContextRepositoryView {
     const sealed: Record<string, string> = row.secrets ? JSON.parse(row.secrets) : {};
     return {
       name: row.name,
@@ -115,7 +140,7 @@ export function createContextRepositoryService(deps: {
       apiUrl: row.api_url,
       ref: row.ref,
       hasToken: Boolean(sealed.token),
-      webhookUrl: `${base}/hooks/${encodeURIComponent(row.project_id)}/${encodeURIComponent(row.name)}`,
+      webhookUrl: hookUrl(row.project_id, row.name, options),
       createdAt: row.created_at,
     };
   }
@@ -227,16 +252,60 @@ export function createContextRepositoryService(deps: {
     },
 
     async webhookSecretFor(projectId, name) {
+      if (name === DOCS_REPOSITORY_NAME) {
+        const project = await db
+          .selectFrom('projects')
+          .select('docs_webhook_secret')
+          .where('id', '=', projectId)
+          .executeTakeFirst();
+        return project?.docs_webhook_secret ? opened(project.docs_webhook_secret) : undefined;
+      }
       const row = await db
         .selectFrom('context_repositories')
         .select('webhook_secret')
         .where('project_id', '=', projectId)
         .where('name', '=', name)
         .executeTakeFirst();
-      if (!row) return undefined;
-      const secret = deps.secretBox().open(row.webhook_secret);
-      processSecrets.add(secret);
-      return secret;
+      return row ? opened(row.webhook_secret) : undefined;
+    },
+
+    async docsWebhook(projectId, options) {
+      const project = await db
+        .selectFrom('projects')
+        .select('docs_webhook_secret')
+        .where('id', '=', projectId)
+        .executeTakeFirst();
+      if (!project) throw new DocwrightError('project-not-found', `project ${projectId} does not exist`);
+      return {
+        name: DOCS_REPOSITORY_NAME,
+        webhookUrl: hookUrl(projectId, DOCS_REPOSITORY_NAME, options),
+        hasSecret: project.docs_webhook_secret !== null,
+      };
+    },
+
+    async newDocsWebhookSecret(projectId, options) {
+      const webhookSecret = randomBytes(32).toString('base64url');
+      processSecrets.add(webhookSecret);
+      const updated = await db
+        .updateTable('projects')
+        .set({ docs_webhook_secret: deps.secretBox().seal(webhookSecret) })
+        .where('id', '=', projectId)
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) === 0) {
+        throw new DocwrightError('project-not-found', `project ${projectId} does not exist`);
+      }
+      return {
+        name: DOCS_REPOSITORY_NAME,
+        webhookUrl: hookUrl(projectId, DOCS_REPOSITORY_NAME, options),
+        hasSecret: true,
+        webhookSecret,
+      };
     },
   };
+
+  function opened(sealed: string): string {
+    const secret = deps.secretBox().open(sealed);
+    processSecrets.add(secret);
+    return secret;
+  }
 }

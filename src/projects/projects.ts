@@ -299,6 +299,7 @@ export function createProjectService(deps: {
         rate_limit: input.rateLimit ?? null,
         settings: JSON.stringify(settings),
         secrets: sealSecrets(null, input),
+        docs_webhook_secret: null,
         created_at: timestamp,
         updated_at: timestamp,
       };

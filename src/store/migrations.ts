@@ -417,6 +417,13 @@ function migrations(dialect: DialectName): Record<string, Migration> {
       },
     },
     '0011_automations': automationsMigration,
+    '0012_docs_webhook_secret': {
+      async up(db) {
+        // The secret code hosts sign webhooks to `/hooks/{projectId}/docs` with (SPEC §17), sealed
+        // like a context repository's; null until one is made (`docwright project hook-secret`).
+        await db.schema.alterTable('projects').addColumn('docs_webhook_secret', 'text').execute();
+      },
+    },
   };
 }
 

@@ -101,6 +101,8 @@ export interface ProjectTable {
   settings: string;
   /** Encrypted JSON of the credentials; null when there are none. */
   secrets: string | null;
+  /** The sealed secret of webhooks to `/hooks/{id}/docs` (SPEC §17); null until one is made. */
+  docs_webhook_secret: string | null;
   created_at: string;
   updated_at: string;
 }

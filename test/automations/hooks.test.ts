@@ -310,11 +310,14 @@ describe('POST /hooks/{projectId}/{name}', () => {
 
 describe('a context repository’s webhook (the context repository service)', () => {
   let t: TestApp;
-  after(() => t?.close());
+  let base: string;
+  before(async () => {
+    t = await startTestApp();
+    base = await t.listen();
+  });
+  after(() => t.close());
 
   test('the secret context add printed verifies the delivery; the run’s job carries the context repository’s change', async () => {
-    t = await startTestApp();
-    const base = await t.listen();
     const project = await t.app.projects.create({
       name: 'Docs',
       repository: 'https://github.com/acme/docs',
@@ -360,6 +363,67 @@ describe('a context repository’s webhook (the context repository service)', ()
         instruction: 'x',
       }),
       (error: { fields?: { field: string }[] }) => error.fields?.[0]?.field === 'trigger.repositories.0',
+    );
+  });
+
+  test('the docs repository’s hook: refused until `project hook-secret` makes its secret; a signed push then starts the docs-push automation; a replaced secret no longer verifies', async () => {
+    const create = (name: string) =>
+      t.app.projects.create({
+        name,
+        repository: 'https://github.com/acme/api',
+        token: 'tok-docs-hook-0123456789',
+        ref: 'main',
+        model: 'openai/gpt-test',
+      });
+    const body = JSON.stringify(samplePayload('github-push'));
+    const send = (projectId: string, secret: string) =>
+      fetch(`${base}/hooks/${projectId}/docs`, {
+        method: 'POST',
+        headers: signedHeaders('github', 'push', body, secret),
+        body,
+      });
+
+    const without = await create('Docs without a hook secret');
+    assert.deepEqual(await t.app.contextRepositories.docsWebhook(without.id), {
+      name: 'docs',
+      webhookUrl: `http://localhost:8080/hooks/${without.id}/docs`,
+      hasSecret: false,
+    });
+    assert.equal((await send(without.id, 'any-secret-at-all')).status, 401);
+
+    const project = await create('Docs with a hook secret');
+    const automation = await t.app.automations.service.create(project.id, {
+      name: 'Enforce the style guide',
+      trigger: { type: 'docs-push' },
+      instruction: 'Apply the style guide to what was pushed.',
+    });
+    const first = await t.app.contextRepositories.newDocsWebhookSecret(project.id);
+    const second = await t.app.contextRepositories.newDocsWebhookSecret(project.id);
+    assert.notEqual(first.webhookSecret, second.webhookSecret);
+    assert.equal((await t.app.contextRepositories.docsWebhook(project.id)).hasSecret, true);
+    const row = await t.app.store.db
+      .selectFrom('projects')
+      .select('docs_webhook_secret')
+      .where('id', '=', project.id)
+      .executeTakeFirstOrThrow();
+    assert.ok(
+      row.docs_webhook_secret && !row.docs_webhook_secret.includes(second.webhookSecret),
+      'sealed at rest',
+    );
+
+    assert.equal((await send(project.id, first.webhookSecret)).status, 401, 'the replaced secret');
+    assert.equal((await send(project.id, second.webhookSecret)).status, 202);
+    await new AutomationLoop(t.app, { pollSeconds: 0, pushSettleMs: 0 }).processDeliveries();
+    const { runs } = await t.app.automations.service.runs(project.id, automation.id);
+    assert.equal(runs.length, 1);
+    const pushed = samplePayload('github-push');
+    assert.deepEqual(runs[0]!.trigger.changes, [
+      { repository: 'docs', range: `${pushed.before}..${pushed.after}` },
+    ]);
+    assert.ok(runs[0]!.jobId);
+    await assert.rejects(
+      t.app.contextRepositories.newDocsWebhookSecret('prj_00000000000000000000000000'),
+      (error: { code?: string }) => error.code === 'project-not-found',
     );
   });
 });

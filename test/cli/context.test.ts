@@ -186,6 +186,32 @@ describe('docwright context', () => {
     assert.match(empty.stdout, /has no context repositories; add one with: docwright context add/);
   });
 
+  test('project hook-secret prints the docs hook URL and a new secret once, which replaces the earlier one', async () => {
+    const { projectId } = await seedProject(t.app);
+    const made = await cliJson<{
+      name: string;
+      webhookUrl: string;
+      webhookSecret: string;
+      hasSecret: boolean;
+    }>(['project', 'hook-secret', projectId], '', { DOCWRIGHT_PUBLIC_URL: 'https://docwright.acme.dev' });
+    assert.equal(made.webhookUrl, `https://docwright.acme.dev/hooks/${projectId}/docs`);
+    assert.equal(made.hasSecret, true);
+    assert.equal(await t.app.contextRepositories.webhookSecretFor(projectId, 'docs'), made.webhookSecret);
+    const again = await cli(['project', 'hook-secret', projectId]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /^webhook secret: (\S+)$/m);
+    const replacement = /^webhook secret: (\S+)$/m.exec(again.stdout)![1];
+    assert.notEqual(replacement, made.webhookSecret);
+    assert.equal(await t.app.contextRepositories.webhookSecretFor(projectId, 'docs'), replacement);
+    assert.match(
+      again.stderr,
+      /note: webhookUrl starts with http:\/\/localhost:8080 because DOCWRIGHT_PUBLIC_URL is not set/,
+    );
+    const missing = await cli(['project', 'hook-secret', 'prj_00000000000000000000000000']);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /project prj_00000000000000000000000000 does not exist/);
+  });
+
   test('project create and update take --comment-on-source and --no-comment-on-source', async () => {
     const repository = createGitRepository();
     const created = await cliJson<ProjectView>([

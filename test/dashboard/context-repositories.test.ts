@@ -86,6 +86,39 @@ describe('settings page: context repositories and commentOnSource', () => {
     assert.deepEqual(await t.app.contextRepositories.list(projectId), []);
   });
 
+  test('the docs repository’s webhook: Create webhook secret shows the URL and secret once; then Replace', async () => {
+    await page.goto(settings());
+    const hook = section().getByRole('form', { name: 'Docs repository webhook' });
+    assert.match(
+      await section().innerText(),
+      new RegExp(`${base}/hooks/${projectId}/docs[\\s\\S]*No secret yet`),
+    );
+    await Promise.all([
+      page.waitForURL((url) => url.pathname === settings()),
+      hook.getByRole('button', { name: 'Create webhook secret' }).click(),
+    ]);
+    await page.getByRole('heading', { name: 'New webhook secret for the docs repository' }).waitFor();
+    const secret = await t.app.contextRepositories.webhookSecretFor(projectId, 'docs');
+    assert.ok(secret);
+    assert.equal(
+      await page.getByLabel('Webhook URL', { exact: true }).inputValue(),
+      `${base}/hooks/${projectId}/docs`,
+    );
+    assert.equal(await page.getByLabel('Webhook secret', { exact: true }).inputValue(), secret);
+    assert.deepEqual(await seriousViolations(page), []);
+
+    await page.reload();
+    assert.ok(!(await page.content()).includes(secret), 'shown once');
+    assert.match(await section().innerText(), /A secret is set\./);
+    await Promise.all([
+      page.waitForURL((url) => url.pathname === settings()),
+      hook.getByRole('button', { name: 'Replace webhook secret' }).click(),
+    ]);
+    const replaced = await t.app.contextRepositories.webhookSecretFor(projectId, 'docs');
+    assert.notEqual(replaced, secret);
+    assert.equal(await page.getByLabel('Webhook secret', { exact: true }).inputValue(), replaced);
+  });
+
   test('a refused add shows the settings page again with the error on the field and what was typed', async () => {
     await page.goto(settings());
     const form = addForm();

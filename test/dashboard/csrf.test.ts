@@ -84,6 +84,7 @@ describe('CSRF: every state-changing form needs its token and a same-origin requ
         fields: { name: 'evil', repository: 'https://github.com/evil/code' },
       },
       { name: 'remove context repository', path: `${p}/context-repositories/api/remove`, fields: {} },
+      { name: 'docs webhook secret', path: `${p}/docs-webhook-secret`, fields: {} },
       { name: 're-send delivery', path: `${p}/webhooks/deliveries/${delivery!.id}/resend`, fields: {} },
       {
         name: 'add operator',
