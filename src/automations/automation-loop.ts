@@ -12,6 +12,7 @@ import { type ListChanges, listThroughHost } from './change-listing.ts';
 import { processDelivery } from './hook-processing.ts';
 import { pollOnce } from './poller.ts';
 import { tickSchedules } from './scheduler.ts';
+import { type DefaultBranchOf, type WatchedBranchOf, watchedBranches } from './watched-branch.ts';
 
 export interface AutomationLoopOptions {
   /** How often waiting deliveries and due schedules are looked for without a wake-up (default 15 s). */
@@ -20,6 +21,8 @@ export interface AutomationLoopOptions {
   pollSeconds?: number;
   /** How a repository's changes are listed (tests give a double). */
   listChanges?: ListChanges;
+  /** How the default branch of a repository without `ref` is found (default: its host's API). */
+  defaultBranchOf?: DefaultBranchOf;
   /**
    * How long a push delivery waits before it is processed (default 20 s): a merge sends its pull
    * request event beside the push, and the pull request's (with its labels and head branch) must
@@ -35,6 +38,7 @@ export class AutomationLoop {
   readonly #checkMs: number;
   readonly #pollMs: number;
   readonly #listChanges: ListChanges;
+  readonly #branchOf: WatchedBranchOf;
   readonly #pushSettleMs: number;
   #settleTimer: NodeJS.Timeout | undefined;
   readonly #timers: NodeJS.Timeout[] = [];
@@ -48,6 +52,7 @@ export class AutomationLoop {
     this.#checkMs = options.checkMs ?? 15_000;
     this.#pollMs = (options.pollSeconds ?? app.config.automationPollSeconds) * 1000;
     this.#listChanges = options.listChanges ?? listThroughHost;
+    this.#branchOf = watchedBranches(options.defaultBranchOf);
     this.#pushSettleMs = options.pushSettleMs ?? DEFAULT_PUSH_SETTLE_MS;
   }
 
@@ -118,7 +123,7 @@ export class AutomationLoop {
       for (const row of batch) {
         let result: string;
         try {
-          result = await processDelivery(row, { deliveries, automations: service });
+          result = await processDelivery(row, { deliveries, automations: service, branchOf: this.#branchOf });
         } catch (error) {
           // A database failure leaves the delivery waiting for the next pass; a refusal is its result.
           if (!isDocwrightError(error) || error.status >= 500) throw error;
@@ -156,6 +161,7 @@ export class AutomationLoop {
       projects: this.#app.projects,
       contexts: this.#app.automations.contexts,
       listChanges: this.#listChanges,
+      branchOf: this.#branchOf,
       logger: this.#app.logger,
     };
   }

@@ -10,10 +10,11 @@ import type { AutomationService, ChangeArrival } from './automations.ts';
 import type { HookHost } from './code-events.ts';
 import type { HookDeliveryRow, HookDeliveryStore } from './hook-deliveries.ts';
 import { normaliseEvent } from './host-events.ts';
+import type { WatchedBranchOf } from './watched-branch.ts';
 
 export async function processDelivery(
   row: HookDeliveryRow,
-  deps: { deliveries: HookDeliveryStore; automations: AutomationService },
+  deps: { deliveries: HookDeliveryStore; automations: AutomationService; branchOf: WatchedBranchOf },
 ): Promise<string> {
   const event = normaliseEvent({
     host: row.host as HookHost,
@@ -28,9 +29,10 @@ export async function processDelivery(
   if (repository.host !== 'local' && !sameRepository(repository.repository, event.repositoryUrl)) {
     return `ignored: the event is about ${event.repositoryUrl}, not ${repository.repository}`;
   }
-  if (repository.ref !== null ? event.ref !== repository.ref : event.kind === 'push') {
+  const watched = await deps.branchOf(repository);
+  if (watched !== null ? event.ref !== watched : event.kind === 'push') {
     // Without a known branch only merges count: a push to any branch would look like a change.
-    return `ignored: a change of branch ${event.ref}, not the watched ${repository.ref ?? 'default branch'}`;
+    return `ignored: a change of branch ${event.ref}, not the watched ${watched ?? 'default branch'}`;
   }
   const arrival: ChangeArrival =
     event.kind === 'merged-change'

@@ -15,6 +15,7 @@ import { DOCS_REPOSITORY } from './automation.ts';
 import type { AutomationService } from './automations.ts';
 import { type ListChanges, repositoriesOf } from './change-listing.ts';
 import type { ContextRepositories } from './repositories.ts';
+import type { WatchedBranchOf } from './watched-branch.ts';
 
 export interface PollDeps {
   db: Kysely<Database>;
@@ -22,6 +23,7 @@ export interface PollDeps {
   projects: ProjectService;
   contexts: ContextRepositories;
   listChanges: ListChanges;
+  branchOf: WatchedBranchOf;
   logger: Logger;
   now: () => Date;
 }
@@ -50,9 +52,13 @@ export async function pollOnce(deps: PollDeps, signal?: AbortSignal): Promise<nu
     for (const repository of repositories) {
       const from =
         names.get(repository.name) ?? (repository.name === DOCS_REPOSITORY ? undefined : names.get('*'));
-      if (from === undefined || repository.ref === null) continue;
+      if (from === undefined) continue;
       try {
-        created += await pollRepository(deps, projectId, repository, repository.ref, from, signal);
+        const ref = await deps.branchOf(repository, signal);
+        if (ref === null) {
+          throw new Error('its host does not tell its default branch; set the context repository’s ref');
+        }
+        created += await pollRepository(deps, projectId, repository, ref, from, signal);
       } catch (error) {
         deps.logger.warn(
           { projectId, repository: repository.name, err: { message: (error as Error).message } },

@@ -13,12 +13,14 @@ import type { AutomationService } from './automations.ts';
 import { type ListChanges, repositoriesOf } from './change-listing.ts';
 import type { ContextRepositories } from './repositories.ts';
 import { dueFiring, parseSchedule } from './schedule.ts';
+import type { WatchedBranchOf } from './watched-branch.ts';
 
 export interface SchedulerDeps {
   automations: AutomationService;
   projects: ProjectService;
   contexts: ContextRepositories;
   listChanges: ListChanges;
+  branchOf: WatchedBranchOf;
   logger: Logger;
 }
 
@@ -56,9 +58,12 @@ export async function tickSchedules(
 async function batchChanges(deps: SchedulerDeps, projectId: string, since: Date, until: Date) {
   const changes: RunChange[] = [];
   for (const repository of await repositoriesOf(projectId, deps)) {
-    if (repository.name === DOCS_REPOSITORY || repository.ref === null) continue;
+    if (repository.name === DOCS_REPOSITORY) continue;
     try {
-      const listing = await deps.listChanges(repository, repository.ref, startCursor(since));
+      const ref = await deps.branchOf(repository);
+      if (ref === null)
+        throw new Error('its host does not tell its default branch; set the context repository’s ref');
+      const listing = await deps.listChanges(repository, ref, startCursor(since));
       for (const merged of listing.merged) {
         if (new Date(merged.mergedAt) <= until)
           changes.push({ repository: repository.name, pullRequest: merged.number });

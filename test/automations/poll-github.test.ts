@@ -1,7 +1,8 @@
 // The polling fallback against the GitHub double over real git and real HTTP, on both
 // databases: a context repository's merged pull requests and direct pushes since the automation
 // was created are found by poll (labelled ones skipped `label`, files read for `paths`); the same
-// merge then arriving by webhook creates nothing new; a second poll finds nothing.
+// merge then arriving by webhook creates nothing new; a second poll finds nothing. The context
+// repository has no `ref`: its default branch is asked of GitHub.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { AutomationLoop } from '../../src/automations/automation-loop.ts';
@@ -51,7 +52,7 @@ describe('polling a GitHub context repository', () => {
       name: 'app',
       repository: 'https://github.com/octo/app',
       apiUrl: github.baseUrl,
-      ref: 'main',
+      // No ref: the watched branch is the default branch GitHub reports.
       token: TOKEN,
     });
     const all = await t.app.automations.service.create(project.id, {

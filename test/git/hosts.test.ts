@@ -398,6 +398,18 @@ describe('GitHub host', () => {
     assertNoSecret(`${readOnly.detail}${wrong.detail}${missing.detail}`);
   });
 
+  test('defaultBranch is the repository’s, as GitHub reports it', async () => {
+    github.addRepo('octo/trunk-based', { defaultBranch: 'trunk' });
+    const trunk = createGitHubHost(
+      { repository: 'https://github.com/octo/trunk-based', apiUrl: github.baseUrl },
+      { token: SECRETS.github },
+      FAST,
+    );
+    assert.equal(await trunk.defaultBranch(), 'trunk');
+    assert.equal(await host().defaultBranch(), 'main');
+    assert.equal((await hostError(host({ token: SECRETS.wrong }).defaultBranch())).code, 'host-auth-failed');
+  });
+
   test('gitRemote is the repository URL with .git; git uses x-access-token with the token', async () => {
     assert.deepEqual(await host().gitRemote(), { url: `${repository}.git`, env: {} });
     assert.deepEqual(await host().gitCredentials(), {
@@ -731,6 +743,17 @@ describe('GitLab host', () => {
     assert.equal(missing.code, 'ref-not-found');
   });
 
+  test('defaultBranch is the project’s, as GitLab reports it', async () => {
+    gitlab.addProject('docs-team/trunk-based', { defaultBranch: 'trunk' });
+    const trunk = createGitLabHost(
+      { repository: 'https://gitlab.example.com/docs-team/trunk-based', apiUrl: gitlab.origin },
+      { token: SECRETS.gitlab },
+      FAST,
+    );
+    assert.equal(await trunk.defaultBranch(), 'trunk');
+    assert.equal(await host().defaultBranch(), 'main');
+  });
+
   test('checkAccess reports push permission from the access level', async () => {
     const developer = await host().checkAccess();
     assert.deepEqual([developer.read, developer.push], [true, true], developer.detail);
@@ -885,6 +908,17 @@ describe('Gitea host', () => {
     assert.equal(gitea.requests.slice(before).filter((r) => r.method === 'POST').length, 2);
   });
 
+  test('defaultBranch is the repository’s, as Gitea reports it', async () => {
+    gitea.addRepo('octo/trunk-based', { defaultBranch: 'trunk' });
+    const trunk = createGiteaHost(
+      { repository: 'http://gitea.local/octo/trunk-based', apiUrl: `${gitea.origin}/api/v1` },
+      { token: SECRETS.gitea },
+      FAST,
+    );
+    assert.equal(await trunk.defaultBranch(), 'trunk');
+    assert.equal(await host().defaultBranch(), 'main');
+  });
+
   test('checkAccess reports push permission', async () => {
     const writer = await host().checkAccess();
     assert.deepEqual([writer.read, writer.push], [true, true], writer.detail);
@@ -940,6 +974,7 @@ describe('createHost', () => {
     assert.equal(host.kind, 'local');
     assert.deepEqual(await host.gitRemote(), { url: repository, env: {} });
     assert.equal(await host.ensurePullRequest(prInput('docwright/local001')), null);
+    assert.equal(await host.defaultBranch(), 'main');
     const access = await host.checkAccess();
     assert.deepEqual([access.read, access.push], [true, true], access.detail);
     const gone = await createHost(

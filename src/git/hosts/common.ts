@@ -262,6 +262,19 @@ export function hostFailures(options: {
       }
     },
 
+    /** Runs a read of the repository (its default branch); any failure comes out as a `HostError`. */
+    async read<T>(signal: AbortSignal | undefined, run: () => Promise<T>): Promise<T> {
+      try {
+        return await run();
+      } catch (error) {
+        if (signal?.aborted) throw signal.reason;
+        throw toHostError(
+          error,
+          context(`read ${repository}`, 'host-permission-denied', 'host-permission-denied', missing),
+        );
+      }
+    },
+
     /** Runs `checkAccess`'s body; a failure is reported, not thrown, so that doctor can say what is wrong. */
     async access(signal: AbortSignal | undefined, run: () => Promise<AccessReport>): Promise<AccessReport> {
       try {

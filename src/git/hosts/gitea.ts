@@ -55,6 +55,7 @@ interface Label {
 
 interface Repository {
   archived?: boolean;
+  default_branch?: string;
   permissions?: { admin?: boolean; push?: boolean; pull?: boolean };
 }
 
@@ -199,6 +200,13 @@ export function createGiteaHost(
 
     ensurePullRequest(input, signal) {
       return failures.pullRequest(input, signal, () => openPullRequest(input, signal));
+    },
+
+    defaultBranch(signal) {
+      return failures.read(
+        signal,
+        async () => ((await request('GET', repoPath, { signal })).body as Repository).default_branch || null,
+      );
     },
 
     checkAccess(signal) {

@@ -313,6 +313,13 @@ export function createGitHubHost(
       return failures.pullRequest(input, signal, () => openPullRequest(input, signal));
     },
 
+    defaultBranch(signal) {
+      return failures.read(signal, async () => {
+        const data = (await request('GET', repoPath, { signal })).body as { default_branch?: string };
+        return data.default_branch || null;
+      });
+    },
+
     checkAccess(signal) {
       return failures.access(signal, async () => {
         const data = (await request('GET', repoPath, { signal })).body as {

@@ -54,6 +54,7 @@ interface MergeRequest {
 
 interface Project {
   archived?: boolean;
+  default_branch?: string | null;
   permissions?: {
     project_access?: { access_level: number } | null;
     group_access?: { access_level: number } | null;
@@ -163,6 +164,13 @@ export function createGitLabHost(
 
     ensurePullRequest(input, signal) {
       return failures.pullRequest(input, signal, () => openMergeRequest(input, signal));
+    },
+
+    defaultBranch(signal) {
+      return failures.read(
+        signal,
+        async () => ((await request('GET', '', { signal })).body as Project).default_branch || null,
+      );
     },
 
     checkAccess(signal) {

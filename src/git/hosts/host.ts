@@ -102,6 +102,8 @@ export interface CodeHost {
   ensurePullRequest(input: PullRequestInput, signal?: AbortSignal): Promise<PullRequest | null>;
   /** For `docwright doctor`: can the credentials read the repository and push to it? */
   checkAccess(signal?: AbortSignal): Promise<AccessReport>;
+  /** The repository's default branch as the host reports it; null when it has none (empty). */
+  defaultBranch(signal?: AbortSignal): Promise<string | null>;
   /**
    * A pull/merge request, a commit or a range of commits (SPEC §16), bounded by
    * `options.limits`. Fails with `change-unavailable`, the host's answer in the message, when

@@ -6,7 +6,7 @@ import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { git } from '../git.ts';
-import { localRepositoryProblem } from '../inspect.ts';
+import { findDefaultBranch, localRepositoryProblem } from '../inspect.ts';
 import { type CodeHost, HostError } from './host.ts';
 import { localChanges } from './local-changes.ts';
 
@@ -34,6 +34,10 @@ export function createLocalHost(project: { repository: string }): CodeHost {
 
     async ensurePullRequest() {
       return null;
+    },
+
+    async defaultBranch() {
+      return (await findDefaultBranch(project.repository)) ?? null;
     },
 
     async checkAccess(signal) {
