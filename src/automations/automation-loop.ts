@@ -33,6 +33,15 @@ export interface AutomationLoopOptions {
 
 export const DEFAULT_PUSH_SETTLE_MS = 20_000;
 
+/**
+ * How long a stored delivery waits for the burst it came in to end (no delivery for this long)
+ * before the pass that processes it, and at most (`DELIVERY_BURST_MAX_MS`). On SQLite the pass's
+ * statements run synchronously on the event loop that answers the hook endpoint: processing in
+ * the middle of a burst would hold the remaining deliveries' 202s behind it.
+ */
+export const DELIVERY_QUIET_MS = 25;
+export const DELIVERY_BURST_MAX_MS = 500;
+
 export class AutomationLoop {
   readonly #app: App;
   readonly #checkMs: number;
@@ -41,6 +50,7 @@ export class AutomationLoop {
   readonly #branchOf: WatchedBranchOf;
   readonly #pushSettleMs: number;
   #settleTimer: NodeJS.Timeout | undefined;
+  #burst: { timer: NodeJS.Timeout; since: number } | undefined;
   readonly #timers: NodeJS.Timeout[] = [];
   #pass: Promise<void> | undefined;
   #again = false;
@@ -57,7 +67,7 @@ export class AutomationLoop {
   }
 
   start(): void {
-    this.#unsubscribe = this.#app.automations.onDelivery(() => this.wake());
+    this.#unsubscribe = this.#app.automations.onDelivery(() => this.#wakeAfterBurst());
     const every = (ms: number, task: () => unknown) => {
       const timer = setInterval(task, ms);
       timer.unref();
@@ -73,6 +83,7 @@ export class AutomationLoop {
     this.#unsubscribe?.();
     for (const timer of this.#timers) clearInterval(timer);
     clearTimeout(this.#settleTimer);
+    clearTimeout(this.#burst?.timer);
     await this.#pass;
   }
 
@@ -133,6 +144,20 @@ export class AutomationLoop {
         done++;
       }
     }
+  }
+
+  /** A pass once deliveries stop arriving for `DELIVERY_QUIET_MS` (or `DELIVERY_BURST_MAX_MS` after the first). */
+  #wakeAfterBurst(): void {
+    const now = Date.now();
+    const since = this.#burst?.since ?? now;
+    clearTimeout(this.#burst?.timer);
+    const delay = Math.min(DELIVERY_QUIET_MS, Math.max(0, since + DELIVERY_BURST_MAX_MS - now));
+    const timer = setTimeout(() => {
+      this.#burst = undefined;
+      this.wake();
+    }, delay);
+    timer.unref();
+    this.#burst = { timer, since };
   }
 
   /** A pass when pushes held back now are due (the periodic check would be later). */

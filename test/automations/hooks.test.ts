@@ -286,6 +286,45 @@ describe('POST /hooks/{projectId}/{name}', () => {
     assert.deepEqual(waiting, []);
   });
 
+  test('a running loop processes a burst of deliveries once it ends, each once', async () => {
+    const projectId = projects.github;
+    const loop = new AutomationLoop(t.app, { pollSeconds: 0, checkMs: 600_000 });
+    loop.start();
+    try {
+      const numbers = [301, 302, 303, 304, 305];
+      const answers = await Promise.all(
+        numbers.map((number) => {
+          const payload = samplePayload('github-pull-request-merged');
+          payload.number = number;
+          payload.pull_request.number = number;
+          payload.pull_request.merge_commit_sha = number.toString(16).padStart(40, 'a');
+          payload.pull_request.head.sha = number.toString(16).padStart(40, 'b');
+          const body = JSON.stringify(payload);
+          return deliver(projectId, body, signedHeaders('github', 'pull_request', body, SECRET));
+        }),
+      );
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        [202, 202, 202, 202, 202],
+      );
+      const burst = async () =>
+        (await t.app.automations.service.runs(projectId, automations.github)).runs.filter((r) =>
+          numbers.includes((r.trigger.changes[0] as { pullRequest: number }).pullRequest),
+        );
+      // The periodic check is ten minutes away: only the wake after the burst can process them.
+      for (let waited = 0; (await burst()).length < numbers.length && waited < 10_000; waited += 20) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await loop.idle();
+      assert.deepEqual(
+        (await burst()).map((r) => (r.trigger.changes[0] as { pullRequest: number }).pullRequest).sort(),
+        numbers,
+      );
+    } finally {
+      await loop.stop();
+    }
+  });
+
   test('a delivery stored before a crash is processed at the next start', async () => {
     const projectId = projects.gitea;
     const payload = samplePayload('gitea-pull-request-merged');
