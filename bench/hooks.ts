@@ -22,9 +22,9 @@ import { isMainThread, parentPort, Worker as Thread, workerData } from 'node:wor
 import pg from 'pg';
 import { buildServer } from '../src/api/server.ts';
 import { type App, openApp } from '../src/app.ts';
-import { AutomationLoop } from '../src/automations/automation-loop.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
+import { AutomationLoop } from '../src/worker/automation-loop.ts';
 import type { Runner } from '../src/worker/runner.ts';
 import { Worker } from '../src/worker/worker.ts';
 

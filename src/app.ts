@@ -4,12 +4,15 @@ import type { Config } from './config.ts';
 import { environmentSecrets } from './environment-secrets.ts';
 import { DocwrightError } from './errors.ts';
 import { MirrorCache } from './git/mirror.ts';
+import { createJobHistory, type JobHistory } from './jobs/job-history.ts';
 import { createJobService, type JobService } from './jobs/jobs.ts';
 import { createKeyService, type KeyService } from './keys/keys.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
+import { createFirstRunLinks, type FirstRunLinks } from './operators/first-run-links.ts';
 import { createOperatorService, type OperatorService } from './operators/operators.ts';
 import { createSessionService, type SessionService } from './operators/sessions.ts';
+import { createSignInThrottle, type SignInThrottle } from './operators/sign-in-throttle.ts';
 import {
   type ContextRepositoryService,
   createContextRepositoryService,
@@ -31,9 +34,15 @@ export interface App {
   contextRepositories: ContextRepositoryService;
   keys: KeyService;
   jobs: JobService;
+  /** What the surfaces show of jobs beyond the AgentJob: runs, transcripts, diffs. */
+  jobHistory: JobHistory;
   /** Dashboard accounts and their sign-in sessions. */
   operators: OperatorService;
   sessions: SessionService;
+  /** The one-time link to the first account's page (the embedded default's first run). */
+  firstRunLinks: FirstRunLinks;
+  /** Failed dashboard sign-ins, counted across processes (SPEC §10). */
+  signInThrottle: SignInThrottle;
   /** Webhook endpoints and their deliveries (SPEC §13). */
   webhooks: WebhookService;
   /** Automations, their runs and inbound code-host webhooks (SPEC §17). */
@@ -128,6 +137,8 @@ export async function openApp(config: Config, options: OpenAppOptions = {}): Pro
     keys,
     operators,
     sessions: createSessionService({ store, now }),
+    signInThrottle: createSignInThrottle({ store, now }),
+    firstRunLinks: createFirstRunLinks({ store, now }),
     webhooks: createWebhookService({
       store,
       secretBox: getSecretBox,
@@ -135,6 +146,7 @@ export async function openApp(config: Config, options: OpenAppOptions = {}): Pro
       now,
     }),
     jobs,
+    jobHistory: createJobHistory({ db: store.db, signals, now }),
     automations: createAutomations({
       store,
       jobs,

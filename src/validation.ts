@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DocwrightError, type FieldError } from './errors.ts';
-import { branchNameProblem, branchPrefixProblem } from './git/ref-name.ts';
 import { compileGlob } from './glob.ts';
+import { branchNameProblem, branchPrefixProblem } from './ref-name.ts';
 
 /** Field errors of a failed zod parse, with paths joined by dots under `prefix`. */
 export function fieldErrors(error: z.ZodError, prefix = ''): FieldError[] {
@@ -30,7 +30,7 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, pre
   throw new DocwrightError('invalid-request', `invalid request: ${summary}`, { fields });
 }
 
-/** A branch (or tag) name by git's rules (src/git/ref-name.ts). */
+/** A branch (or tag) name by git's rules (src/ref-name.ts). */
 export const branchName = () =>
   z.string().superRefine((value, ctx) => {
     const problem = branchNameProblem(value);

@@ -55,24 +55,120 @@ test('types are imported by import statements, which the cycle check sees (not b
   assert.deepEqual(offenders, []);
 });
 
-/** For each folder of src/, the folders and files of src/ it must not import. */
-const FORBIDDEN: Record<string, RegExp> = {
-  'src/agent/':
-    /^src\/(api|cli|compat|dashboard|git|jobs|keys|mcp|operators|projects|store|webhooks|worker)\/|^src\/(app|config)\.ts$/,
-  'src/git/':
-    /^src\/(api|cli|compat|dashboard|jobs|keys|mcp|operators|projects|store|webhooks|worker)\/|^src\/(app|config)\.ts$/,
-  'src/store/':
-    /^src\/(api|cli|compat|dashboard|jobs|keys|mcp|operators|projects|webhooks|worker|agent|git)\//,
+/**
+ * The floors of src/, from the bottom up, and what each may import besides itself. A folder is
+ * named `src/<folder>/`; a file of src/ itself by its name. Everything of src/ is placed: a new
+ * folder must be given its floor here.
+ *
+ * - base: the shared vocabulary (errors, ids, logging, redaction, retry, validation…);
+ * - store: the database (SQL, migrations, signals); agent: the model loop, no HTTP, DB or git;
+ *   git: checkouts and code hosts, knowing nothing of projects or jobs; config.ts;
+ * - services own their SQL: projects, keys, operators, servers, jobs, webhooks, automations;
+ * - app.ts: the composition of the services one process shares (and metrics.ts);
+ * - work: worker/, the background loops of a process (job runs, webhook sends, automations);
+ * - surfaces, peers that call services, never the store: api (v2), compat (v1), dashboard, hooks;
+ * - edges: the CLI, eval, the typed client, the MCP server, the GitHub Action, the index.
+ */
+const BASE = [
+  'errors.ts',
+  'ids.ts',
+  'logger.ts',
+  'redact.ts',
+  'retry.ts',
+  'validation.ts',
+  'version.ts',
+  'web-link.ts',
+  'glob.ts',
+  'environment-secrets.ts',
+  'public-address.ts',
+  'ref-name.ts',
+  'database-errors.ts',
+];
+const SERVICES = ['projects', 'keys', 'operators', 'servers', 'jobs', 'webhooks', 'automations'];
+/** What the services' floor may import: the configuration reads the agent's model settings. */
+const BELOW_SERVICES = [...BASE, 'config.ts', 'store', 'git'];
+const ALLOWED: Record<string, string[]> = {
+  ...Object.fromEntries(BASE.map((file) => [file, BASE])),
+  store: [...BASE],
+  agent: [...BASE],
+  git: [...BASE],
+  'config.ts': [...BASE, 'agent'],
+  projects: [...BELOW_SERVICES, 'keys'],
+  keys: BELOW_SERVICES,
+  operators: BELOW_SERVICES,
+  servers: BELOW_SERVICES,
+  jobs: [...BELOW_SERVICES, 'projects', 'webhooks'],
+  webhooks: [...BELOW_SERVICES, 'projects', 'jobs'],
+  automations: [...BELOW_SERVICES, 'projects', 'jobs'],
+  'metrics.ts': BELOW_SERVICES,
+  'app.ts': [...BELOW_SERVICES, ...SERVICES, 'metrics.ts'],
+  // The background work of a process (job runs, webhook sends, automation passes) takes the App.
+  worker: [...BELOW_SERVICES, 'agent', ...SERVICES, 'app.ts'],
+  api: [...BASE, 'config.ts', ...SERVICES, 'metrics.ts', 'app.ts'],
+  compat: [...BASE, 'config.ts', ...SERVICES, 'app.ts'],
+  dashboard: [...BASE, 'config.ts', ...SERVICES, 'app.ts'],
+  hooks: [...BASE, 'config.ts', ...SERVICES, 'app.ts'],
+  // Edges: eval runs the pipeline and renders its report with the dashboard's pieces.
+  eval: [...BELOW_SERVICES, 'agent', ...SERVICES, 'worker', 'app.ts', 'dashboard'],
+  client: [...BASE, 'api', 'jobs', 'automations'],
+  mcp: [...BASE, 'client', 'jobs'],
+  action: [...BASE, 'client'],
+  cli: ['*'],
+  'index.ts': [...BASE, 'client'],
 };
 
-test('the lower layers do not import the upper ones', async () => {
+/**
+ * Imports that still run against the grain, each to be removed (issue 24), never added to: the
+ * HTTP floor is still in api/ (its server.ts composes every surface; compat and the dashboard
+ * use its problem rendering, auth and event streams), the outbox and its dispatcher still live in
+ * webhooks/, and a few base files reach up.
+ */
+const KNOWN: string[] = [
+  'src/api/auth.ts → src/store/schema.ts',
+  'src/api/job-poll-cache.ts → src/store/database.ts',
+  'src/api/job-poll-cache.ts → src/store/schema.ts',
+  'src/api/openapi.ts → src/compat/v1-request.ts',
+  'src/api/openapi.ts → src/compat/v1-session.ts',
+  'src/api/server.ts → src/compat/v1.ts',
+  'src/api/server.ts → src/dashboard/index.ts',
+  'src/api/server.ts → src/hooks/hook-route.ts',
+  'src/compat/v1-branch.ts → src/git/head-branch.ts',
+  'src/compat/v1-branch.ts → src/git/hosts/index.ts',
+  'src/compat/v1-branch.ts → src/git/remote-refs.ts',
+  'src/compat/v1.ts → src/api/auth.ts',
+  'src/compat/v1.ts → src/api/event-stream.ts',
+  'src/compat/v1.ts → src/api/routes/jobs.ts',
+  'src/compat/v1.ts → src/worker/agent-runner.ts',
+  'src/dashboard/index.ts → src/api/problem.ts',
+  'src/dashboard/live.ts → src/api/event-stream.ts',
+];
+
+/** `src/<folder>/…` → `<folder>`; `src/<file>.ts` → `<file>.ts`. */
+const placeOf = (file: string) => /^src\/([^/]+)\//.exec(file)?.[1] ?? file.slice('src/'.length);
+
+test('every import of src/ stays on its floor or goes down (surfaces never reach the store)', async () => {
   const graph = await importGraph();
+  const unplaced = new Set<string>();
   const violations: string[] = [];
   for (const [file, imports] of graph) {
-    for (const [folder, forbidden] of Object.entries(FORBIDDEN)) {
-      if (!file.startsWith(folder)) continue;
-      for (const target of imports) if (forbidden.test(target)) violations.push(`${file} → ${target}`);
+    if (!file.startsWith('src/')) continue;
+    const from = placeOf(file);
+    const allowed = ALLOWED[from];
+    if (!allowed) {
+      unplaced.add(from);
+      continue;
+    }
+    for (const target of imports) {
+      const to = placeOf(target);
+      if (to === from || allowed.includes('*') || allowed.includes(to)) continue;
+      violations.push(`${file} → ${target}`);
     }
   }
-  assert.deepEqual(violations, []);
+  assert.deepEqual([...unplaced], [], 'every folder and file of src/ has a floor in ALLOWED');
+  assert.deepEqual(violations.filter((v) => !KNOWN.includes(v)).sort(), [], 'imports against the grain');
+  assert.deepEqual(
+    KNOWN.filter((v) => !violations.includes(v)),
+    [],
+    'gone from the code: remove them from KNOWN',
+  );
 });

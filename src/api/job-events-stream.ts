@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../app.ts';
 import { DocwrightError } from '../errors.ts';
-import { followJobEventRows } from '../jobs/event-feed.ts';
 import { jobEventJson } from '../jobs/events.ts';
 import { openEventStream } from './event-stream.ts';
 
@@ -32,7 +31,7 @@ export async function streamJobEvents(
   const after = header !== undefined ? Number(header) : job.after;
   const stream = openEventStream(request, reply, app, { owner: job.owner });
   try {
-    const feed = followJobEventRows({ db: app.store.db, signals: app.signals }, job.jobId, {
+    const feed = app.jobHistory.followRows(job.jobId, {
       after,
       signal: stream.signal,
     });
@@ -45,12 +44,8 @@ export async function streamJobEvents(
       }
     }
     if (stream.signal.aborted) return;
-    const row = await app.store.db
-      .selectFrom('jobs')
-      .select('status')
-      .where('id', '=', job.jobId)
-      .executeTakeFirst();
-    stream.send({ event: 'end', data: JSON.stringify({ status: row?.status ?? null }) });
+    const status = await app.jobHistory.status(job.jobId);
+    stream.send({ event: 'end', data: JSON.stringify({ status }) });
   } catch (error) {
     // The client reconnects with Last-Event-ID and loses nothing.
     request.log.warn({ err: error }, 'event stream failed; closing it');

@@ -1,8 +1,8 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
+import { isDatabaseUnavailable } from '../database-errors.ts';
 import { DocwrightError, type ErrorCode } from '../errors.ts';
-import { isDatabaseUnavailable } from '../store/dialect.ts';
 
 /** RFC 9457 problem details, plus `code` and the Mintlify-compatible `error`. */
 export const problemSchema = z.object({

@@ -1,7 +1,7 @@
 /**
  * What a process of docwright holds for automations: the service, the store of verified webhook
  * deliveries, the context repositories it reads through, and the in-process wake-up from the
- * hook endpoint to the background loop (automation-loop.ts).
+ * hook endpoint to the background loop (worker/automation-loop.ts).
  */
 import { EventEmitter } from 'node:events';
 import type { Kysely } from 'kysely';

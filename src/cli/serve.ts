@@ -1,14 +1,14 @@
 import type { Command } from 'commander';
 import { buildServer } from '../api/server.ts';
 import { type App, openApp } from '../app.ts';
-import { AutomationLoop } from '../automations/automation-loop.ts';
 import { loadConfig } from '../config.ts';
 import { announceFirstRun } from '../dashboard/first-run.ts';
+import { isDatabaseUnavailable } from '../database-errors.ts';
 import { DocwrightError } from '../errors.ts';
 import { recordServer } from '../servers/servers.ts';
-import { isDatabaseUnavailable } from '../store/dialect.ts';
-import { WebhookDispatcher } from '../webhooks/dispatcher.ts';
 import { createAgentRunner } from '../worker/agent-runner.ts';
+import { AutomationLoop } from '../worker/automation-loop.ts';
+import { WebhookDispatcher } from '../worker/webhook-dispatcher.ts';
 import { Worker } from '../worker/worker.ts';
 import { port, positiveInt } from './parsers.ts';
 

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { DocwrightError } from '../errors.ts';
-import { branchNameProblem, toBranchName } from '../git/ref-name.ts';
+import { branchNameProblem, toBranchName } from '../ref-name.ts';
 import { MODEL_PATTERN, parseOrThrow } from '../validation.ts';
 
 const MAX_MESSAGES = 100;

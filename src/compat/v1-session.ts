@@ -1,8 +1,7 @@
 /** The v1 session object (SPEC §14): a job as Mintlify's deprecated v1 API showed it. */
-import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { type AgentJob, toAgentJob } from '../jobs/job.ts';
-import type { Database, JobRow } from '../store/schema.ts';
+import type { JobHistory, JobRow } from '../jobs/job-history.ts';
 
 /** The v1 session object as it is served, and described in `/openapi.json`. */
 export const v1SessionSchema = z.object({
@@ -62,21 +61,11 @@ export function toV1Session(job: AgentJob, projectName: string, firstPrompt: str
 
 /** Sessions for `rows`, with their titles read in one query. */
 export async function toV1Sessions(
-  db: Kysely<Database>,
+  history: Pick<JobHistory, 'firstPrompts'>,
   rows: JobRow[],
   projectName: string,
 ): Promise<V1Session[]> {
   if (rows.length === 0) return [];
-  const firsts = await db
-    .selectFrom('job_runs')
-    .select(['job_id', 'prompt'])
-    .where(
-      'job_id',
-      'in',
-      rows.map((r) => r.id),
-    )
-    .where('seq', '=', 1)
-    .execute();
-  const prompts = new Map(firsts.map((r) => [r.job_id, r.prompt]));
+  const prompts = await history.firstPrompts(rows.map((r) => r.id));
   return rows.map((row) => toV1Session(toAgentJob(row), projectName, prompts.get(row.id)));
 }

@@ -10,8 +10,6 @@ import { eventStreamRefusal, openEventStream } from '../api/event-stream.ts';
 import { idempotencyOf } from '../api/routes/jobs.ts';
 import type { App } from '../app.ts';
 import { DocwrightError } from '../errors.ts';
-import { isJobId } from '../ids.ts';
-import { followJobEvents } from '../jobs/event-feed.ts';
 import type { AgentJob } from '../jobs/job.ts';
 import { RATE_LIMIT_WINDOW_SECONDS } from '../jobs/rate-limit.ts';
 import { parseOrThrow } from '../validation.ts';
@@ -75,7 +73,7 @@ export function registerV1Routes(server: FastifyInstance, app: App): void {
       };
       try {
         if (!(await send(writer.start(job.id)))) return;
-        const feed = followJobEvents({ db: app.store.db, signals: app.signals }, job.id, {
+        const feed = app.jobHistory.follow(job.id, {
           signal: stream.signal,
         });
         for await (const events of feed) {
@@ -94,30 +92,16 @@ export function registerV1Routes(server: FastifyInstance, app: App): void {
 
   server.get<JobParams>('/v1/agent/:projectId/job/:id', { onRequest: authorize }, async (request) => {
     const { projectId, id } = request.params;
-    const row = isJobId(id)
-      ? await app.store.db
-          .selectFrom('jobs')
-          .selectAll()
-          .where('id', '=', id)
-          .where('project_id', '=', projectId)
-          .executeTakeFirst()
-      : undefined;
+    const row = await app.jobHistory.row(projectId, id);
     if (!row) throw new DocwrightError('job-not-found', `job ${id} does not exist in this project`);
-    const [session] = await toV1Sessions(app.store.db, [row], await projectName(projectId));
+    const [session] = await toV1Sessions(app.jobHistory, [row], await projectName(projectId));
     return session;
   });
 
   server.get<ProjectParams>('/v1/agent/:projectId/jobs', { onRequest: authorize }, async (request) => {
     const { projectId } = request.params;
     const query = parseOrThrow(v1ListQuery, request.query, 'query');
-    const rows = await app.store.db
-      .selectFrom('jobs')
-      .selectAll()
-      .where('project_id', '=', projectId)
-      .orderBy('id', 'desc')
-      .offset(query.skip)
-      .limit(query.take)
-      .execute();
-    return { allSessions: await toV1Sessions(app.store.db, rows, await projectName(projectId)) };
+    const rows = await app.jobHistory.rows(projectId, query);
+    return { allSessions: await toV1Sessions(app.jobHistory, rows, await projectName(projectId)) };
   });
 }

@@ -1,5 +1,5 @@
 import parseDiff from 'parse-diff';
-import type { RunDiffRow } from '../store/schema.ts';
+import type { RunDiffRow } from '../jobs/job-history.ts';
 import { type Html, html } from './html.ts';
 
 /** Files shown expanded; past this many, files start collapsed (each is still one click away). */

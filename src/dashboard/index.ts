@@ -16,7 +16,6 @@ import { registerProjectDeletePages } from './project-delete.ts';
 import { registerProjectPages } from './projects.ts';
 import { checkCsrfToken, checkSameOrigin, resolveSignedIn } from './session.ts';
 import { registerSignInRoutes } from './sign-in.ts';
-import { createSignInThrottle } from './throttle.ts';
 import { registerWebhookPages } from './webhooks.ts';
 
 declare module 'fastify' {
@@ -82,7 +81,6 @@ export function registerDashboard(server: FastifyInstance, app: App): void {
     await scope.register(fastifyCookie);
     await scope.register(fastifyFormbody);
     scope.decorateRequest('signedIn', null);
-    const throttle = createSignInThrottle({ store: app.store, now: app.now });
 
     scope.addHook('onRequest', async (request, reply) => {
       reply
@@ -115,7 +113,7 @@ export function registerDashboard(server: FastifyInstance, app: App): void {
       return errorPage(request, reply, problem);
     });
 
-    registerSignInRoutes(scope, app, throttle);
+    registerSignInRoutes(scope, app, app.signInThrottle);
     registerProjectPages(scope, app);
     registerProjectDeletePages(scope, app);
     registerKeyPages(scope, app);

@@ -1,8 +1,8 @@
 import type { DocwrightError } from '../errors.ts';
 import type { JobEvent } from '../jobs/events.ts';
 import type { AgentJob } from '../jobs/job.ts';
+import type { JobRunRow, RunDiffRow } from '../jobs/job-history.ts';
 import type { ProjectView } from '../projects/projects.ts';
-import type { JobRunRow, RunDiffRow } from '../store/schema.ts';
 import { isWebLink } from '../web-link.ts';
 import { renderDiff } from './diff-view.ts';
 import { type Html, html } from './html.ts';

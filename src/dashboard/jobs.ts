@@ -2,8 +2,6 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../app.ts';
 import { DocwrightError } from '../errors.ts';
-import { latestDiff } from '../jobs/diffs.ts';
-import { listEvents } from '../jobs/events.ts';
 import { requestFingerprint } from '../jobs/idempotency.ts';
 import { type AgentJob, JOB_STATUSES, type JobStatus } from '../jobs/job.ts';
 import type { ProjectView } from '../projects/projects.ts';
@@ -31,18 +29,6 @@ type JobParams = { Params: { projectId: string; jobId: string } };
 type Form = Record<string, string | undefined>;
 
 export const JOBS_PAGE_SIZE = 25;
-
-/** The first instruction of each job (the jobs table holds none). */
-async function firstPrompts(app: App, jobIds: string[]): Promise<Map<string, string>> {
-  if (jobIds.length === 0) return new Map();
-  const rows = await app.store.db
-    .selectFrom('job_runs')
-    .select(['job_id', 'prompt'])
-    .where('job_id', 'in', jobIds)
-    .where('seq', '=', 1)
-    .execute();
-  return new Map(rows.map((r) => [r.job_id, r.prompt]));
-}
 
 function newJobForm(
   app: App,
@@ -100,10 +86,7 @@ async function jobsListPage(
   const status = JOB_STATUSES.includes(query.status as JobStatus) ? (query.status as JobStatus) : undefined;
   const cursor = query.cursor || undefined;
   const list = await app.jobs.list(project.id, { status, cursor, limit: JOBS_PAGE_SIZE });
-  const prompts = await firstPrompts(
-    app,
-    list.jobs.map((j) => j.id),
-  );
+  const prompts = await app.jobHistory.firstPrompts(list.jobs.map((j) => j.id));
   const now = app.now();
   const base = `/projects/${project.id}/jobs`;
   const filter = (value: JobStatus | undefined, label: string) =>
@@ -158,11 +141,10 @@ export async function renderJobPage(
 ) {
   const { project, job } = await loadJob(app, params.projectId, params.jobId);
   const { progress, ...flash } = takeFlash(request, reply, app);
-  const db = app.store.db;
   const [runs, events, diff] = await Promise.all([
-    db.selectFrom('job_runs').selectAll().where('job_id', '=', job.id).orderBy('seq').execute(),
-    listEvents(db, job.id, { limit: TRANSCRIPT_LIMIT }),
-    latestDiff(db, job.id),
+    app.jobHistory.runs(job.id),
+    app.jobHistory.transcript(job.id, { limit: TRANSCRIPT_LIMIT }),
+    app.jobHistory.latestDiff(job.id),
   ]);
   const body = jobPage({
     project,

@@ -3,8 +3,6 @@ import { type EventStream, openEventStream } from '../api/event-stream.ts';
 import type { App } from '../app.ts';
 import { DocwrightError } from '../errors.ts';
 import { isJobId } from '../ids.ts';
-import { latestDiff } from '../jobs/diffs.ts';
-import { followJobEvents } from '../jobs/event-feed.ts';
 import type { JobEvent } from '../jobs/events.ts';
 import type { JobStatus } from '../jobs/job.ts';
 import { hashSessionToken } from '../operators/sessions.ts';
@@ -55,11 +53,10 @@ export function registerLiveRoutes(server: FastifyInstance, app: App): void {
       const job = await app.jobs.get(project.id, request.params.jobId);
       const stream = openEventStream(request, reply, app, { owner: streamOwner(request) });
       const sendDetails = async () => {
-        const db = app.store.db;
         const [current, runs, diff] = await Promise.all([
           app.jobs.get(project.id, job.id),
-          db.selectFrom('job_runs').selectAll().where('job_id', '=', job.id).orderBy('seq').execute(),
-          latestDiff(db, job.id),
+          app.jobHistory.runs(job.id),
+          app.jobHistory.latestDiff(job.id),
         ]);
         const now = app.now();
         await send(stream, 'details', jobDetails(current, now).value);
@@ -71,7 +68,7 @@ export function registerLiveRoutes(server: FastifyInstance, app: App): void {
         );
       };
       try {
-        const feed = followJobEvents({ db: app.store.db, signals: app.signals }, job.id, {
+        const feed = app.jobHistory.follow(job.id, {
           after: lastEventId(request, request.query.after),
           signal: stream.signal,
         });
@@ -118,12 +115,7 @@ export function registerLiveRoutes(server: FastifyInstance, app: App): void {
       try {
         while (!stream.signal.aborted) {
           nudged = false;
-          const rows = await app.store.db
-            .selectFrom('jobs')
-            .select(['id', 'status'])
-            .where('project_id', '=', project.id)
-            .where('id', 'in', ids)
-            .execute();
+          const rows = await app.jobHistory.statuses(project.id, ids);
           for (const row of rows) {
             if (shown.get(row.id) === row.status) continue;
             shown.set(row.id, row.status);

@@ -14,7 +14,6 @@ import { html } from './html.ts';
 import { formatNumber, page, projectHeader, sendHtml } from './layout.ts';
 import { type ProjectForm, projectForm, projectFormValues, projectInput } from './project-form.ts';
 import { type Flash, type SignedIn, setFlash, takeFlash } from './session.ts';
-import { projectStats } from './stats.ts';
 
 type ProjectParams = { Params: { projectId: string } };
 
@@ -64,10 +63,7 @@ function deleteProjectSection(project: ProjectView) {
 export function registerProjectPages(server: FastifyInstance, app: App): void {
   server.get('/', async (request, reply) => {
     const projects = await app.projects.list();
-    const stats = await projectStats(
-      app,
-      projects.map((p) => p.id),
-    );
+    const stats = await app.jobHistory.projectStats(projects.map((p) => p.id));
     const cards = projects.map((project) => {
       const s = stats.get(project.id)!;
       return html`<a class="panel card" href="/projects/${project.id}/jobs">

@@ -3,11 +3,11 @@ import type { App } from '../app.ts';
 import { DocwrightError } from '../errors.ts';
 import { checkNewOperator, normaliseEmail } from '../operators/operators.ts';
 import { PASSWORD_MIN_CHARS } from '../operators/passwords.ts';
-import { claimFirstRunToken, FIRST_RUN_PATH, firstRunTokenValid } from './first-run.ts';
+import type { SignInThrottle } from '../operators/sign-in-throttle.ts';
+import { FIRST_RUN_PATH } from './first-run.ts';
 import { html } from './html.ts';
 import { fieldError, formErrors, invalid, page, sendHtml } from './layout.ts';
 import { SESSION_COOKIE, SESSION_MAX_AGE_MS, sessionCookieOptions } from './session.ts';
-import type { SignInThrottle } from './throttle.ts';
 
 type Form = Record<string, string | undefined>;
 
@@ -141,14 +141,14 @@ export function registerSignInRoutes(server: FastifyInstance, app: App, throttle
 
   server.get<{ Querystring: Form }>(FIRST_RUN_PATH, open, async (request, reply) => {
     const token = request.query.token ?? '';
-    if (!(await firstRunTokenValid(app, token))) throw linkSpent();
+    if (!(await app.firstRunLinks.valid(token))) throw linkSpent();
     return sendHtml(reply.header('cache-control', 'no-store'), setupPage(token));
   });
 
   server.post<{ Body: Form }>(FIRST_RUN_PATH, open, async (request, reply) => {
     const body = request.body ?? {};
     const token = body.token ?? '';
-    if (!(await firstRunTokenValid(app, token))) throw linkSpent();
+    if (!(await app.firstRunLinks.valid(token))) throw linkSpent();
     const input = { email: body.email ?? '', password: body.password ?? '' };
     // A mistake in the form leaves the link as it was.
     try {
@@ -159,7 +159,7 @@ export function registerSignInRoutes(server: FastifyInstance, app: App, throttle
       }
       throw error;
     }
-    const claim = await claimFirstRunToken(app, token);
+    const claim = await app.firstRunLinks.claim(token);
     if (!claim) throw linkSpent();
     let created: Awaited<ReturnType<App['operators']['createFirst']>>;
     try {

@@ -1,6 +1,10 @@
 import type { ProjectView } from '../projects/projects.ts';
-import type { WebhookDeliveryStatus } from '../store/schema.ts';
-import type { WebhookAttemptView, WebhookDeliveryView, WebhookEndpointView } from '../webhooks/webhooks.ts';
+import type {
+  WebhookAttemptView,
+  WebhookDeliveryStatus,
+  WebhookDeliveryView,
+  WebhookEndpointView,
+} from '../webhooks/webhooks.ts';
 import { type Html, html } from './html.ts';
 import { csrfField, oneLine, time } from './layout.ts';
 import type { SignedIn } from './session.ts';

@@ -3,9 +3,12 @@ import type { App } from '../app.ts';
 import { DocwrightError, type FieldError } from '../errors.ts';
 import { isWebhookDeliveryId, isWebhookEndpointId } from '../ids.ts';
 import type { ProjectView } from '../projects/projects.ts';
-import type { WebhookDeliveryStatus } from '../store/schema.ts';
 import { DEFAULT_WEBHOOK_EVENTS, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../webhooks/events.ts';
-import type { WebhookEndpointInput, WebhookEndpointView } from '../webhooks/webhooks.ts';
+import type {
+  WebhookDeliveryStatus,
+  WebhookEndpointInput,
+  WebhookEndpointView,
+} from '../webhooks/webhooks.ts';
 import { type Html, html } from './html.ts';
 import {
   ariaCurrent,

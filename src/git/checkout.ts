@@ -2,12 +2,12 @@ import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createRedactor, type Redact } from '../redact.ts';
+import { branchNameProblem } from '../ref-name.ts';
 import { credentialSecrets } from './credentials.ts';
 import { GitError, type GitOptions, git } from './git.ts';
 import { headBranchRefusal } from './head-branch.ts';
 import { HostError } from './hosts/host.ts';
 import type { MirrorCache } from './mirror.ts';
-import { branchNameProblem } from './ref-name.ts';
 import { listRemoteRefs, type RemoteRefs } from './remote-refs.ts';
 
 /** A run's private working copy; `remove()` deletes it whatever happened. */

@@ -6,11 +6,11 @@
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
+import { branchNameProblem } from '../ref-name.ts';
 import { classifyGitError, defaultRedact } from './checkout.ts';
 import { GitCodeReader } from './code-reader.ts';
 import { type GitOptions, git } from './git.ts';
 import type { MirrorCache } from './mirror.ts';
-import { branchNameProblem } from './ref-name.ts';
 
 export interface ContextRepositoryOptions {
   cache: MirrorCache;

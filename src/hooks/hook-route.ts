@@ -5,7 +5,7 @@
  * alone condemn is refused before the body is read, the body is read raw and bounded
  * (`MAX_EVENT_BODY_BYTES`), its signature checked over those bytes, and only then is anything
  * parsed or stored. A verified delivery is stored (once per delivery id: a redelivery stores
- * nothing) and answered 202 at once; the background loop processes it (automation-loop.ts).
+ * nothing) and answered 202 at once; the background loop processes it (worker/automation-loop.ts).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { App } from '../app.ts';

@@ -9,11 +9,10 @@
 import { z } from 'zod';
 import { DocwrightError } from '../errors.ts';
 import { findChangeUrls, MAX_CHANGE_URLS } from '../git/hosts/change-url.ts';
-import { branchNameProblem } from '../git/ref-name.ts';
 import { sameRepository } from '../git/repository-url.ts';
-
 /** The project's own repository, as `changes[].repository` and AgentJob `changes[].repository` name it. */
 import { DOCS_REPOSITORY_NAME as DOCS_REPOSITORY } from '../projects/context-repositories.ts';
+import { branchNameProblem } from '../ref-name.ts';
 
 export { DOCS_REPOSITORY };
 

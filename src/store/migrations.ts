@@ -1,9 +1,10 @@
 import { type Kysely, sql } from 'kysely';
 import { DEFAULT_MIGRATION_TABLE, type Migration, Migrator } from 'kysely/migration';
+import { isDatabaseUnavailable } from '../database-errors.ts';
 import { DocwrightError } from '../errors.ts';
 import { VERSION } from '../version.ts';
 import { automationsMigration } from './automation-migration.ts';
-import { type DialectName, isDatabaseUnavailable, keepRowCounts, withAutoIncrementId } from './dialect.ts';
+import { type DialectName, keepRowCounts, withAutoIncrementId } from './dialect.ts';
 import type { Database } from './schema.ts';
 
 /**

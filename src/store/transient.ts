@@ -1,6 +1,6 @@
+import { isDatabaseUnavailable, isReadOnlyDatabase } from '../database-errors.ts';
 import { isDocwrightError } from '../errors.ts';
 import { retry } from '../retry.ts';
-import { isDatabaseUnavailable, isReadOnlyDatabase } from './dialect.ts';
 
 /**
  * True for a failure that a later attempt may not meet: a dropped connection, a restart, a lock.

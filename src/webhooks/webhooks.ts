@@ -9,6 +9,9 @@ import type { SecretBox } from '../projects/secret-box.ts';
 import { processSecrets } from '../redact.ts';
 import type { Store } from '../store/database.ts';
 import type { WebhookDeliveryRow, WebhookDeliveryStatus, WebhookEndpointRow } from '../store/schema.ts';
+
+export type { WebhookDeliveryStatus };
+
 import { parseOrThrow } from '../validation.ts';
 import { checkUrlHost, EgressRefused } from './egress.ts';
 import { DEFAULT_WEBHOOK_EVENTS, WEBHOOK_EVENT_TYPES, type WebhookEventType } from './events.ts';

@@ -4,9 +4,9 @@
 // changes are recorded skipped with their reason.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { AutomationLoop } from '../../src/automations/automation-loop.ts';
 import type { HookHost } from '../../src/automations/code-events.ts';
 import type { ContextRepositories } from '../../src/automations/repositories.ts';
+import { AutomationLoop } from '../../src/worker/automation-loop.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { MERGE_SAMPLES, samplePayload, signedHeaders } from '../helpers/hook-deliveries.ts';
 

@@ -5,7 +5,7 @@
 // repository has no `ref`: its default branch is asked of GitHub.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { AutomationLoop } from '../../src/automations/automation-loop.ts';
+import { AutomationLoop } from '../../src/worker/automation-loop.ts';
 import { createGitRepository } from '../doubles/git-repository.ts';
 import { type GitHubApi, startGitHubApi } from '../doubles/github-api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';

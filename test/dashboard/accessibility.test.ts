@@ -3,7 +3,6 @@ import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { createFirstRunToken } from '../../src/dashboard/first-run.ts';
 import { createAgentRunner } from '../../src/worker/agent-runner.ts';
 import { Worker } from '../../src/worker/worker.ts';
 import { type ScriptedServer, startOpenAIServer, toolCall } from '../doubles/openai-server.ts';
@@ -198,7 +197,7 @@ describe('every page: no serious or critical axe-core violations, usable at 375 
   test('signed-out pages (sign-in, first-run setup) at 1280 and 375 px', async () => {
     const fresh = await startTestApp();
     try {
-      const token = await createFirstRunToken(fresh.app);
+      const token = await fresh.app.firstRunLinks.create();
       const freshBase = await fresh.listen();
       for (const width of [1280, 375]) {
         const context = await browser.newContext({ baseURL: freshBase, viewport: { width, height: 800 } });

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { createFirstRunToken } from '../../src/dashboard/first-run.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { createTestDatabase, type TestDatabase, testDialect } from '../helpers/database.ts';
 import { type ServerProcess, startServerProcess } from '../helpers/process.ts';
@@ -61,7 +60,7 @@ describe('the one-time setup link under concurrency', () => {
   test('20 simultaneous account creations with one link: exactly one account, the others are told the link is spent', async () => {
     const t = await startTestApp();
     try {
-      const token = (await createFirstRunToken(t.app))!;
+      const token = (await t.app.firstRunLinks.create())!;
       const base = await t.listen();
       const answers = await Promise.all(
         Array.from({ length: 20 }, async (_, i) => {
@@ -86,7 +85,7 @@ describe('the one-time setup link under concurrency', () => {
   test('a form error or a failure does not spend the link: the corrected form still creates the account', async () => {
     const t = await startTestApp();
     try {
-      const token = (await createFirstRunToken(t.app))!;
+      const token = (await t.app.firstRunLinks.create())!;
       const base = await t.listen();
       const submit = (password: string) =>
         fetch(new URL('/setup', base), {

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { checkoutForRun } from '../../src/git/checkout.ts';
-import { branchNameProblem, branchPrefixProblem, toBranchName } from '../../src/git/ref-name.ts';
+import { branchNameProblem, branchPrefixProblem, toBranchName } from '../../src/ref-name.ts';
 import { createGitRepository, seedProject, startTestApp } from '../helpers/app.ts';
 
 /** git itself, the oracle: does `git check-ref-format --branch` accept the name? */
@@ -36,7 +36,7 @@ const refused = [
   'nul\u0000',
   '',
 ];
-/** Git accepts these; docwright refuses them on purpose (see src/git/ref-name.ts). */
+/** Git accepts these; docwright refuses them on purpose (see src/ref-name.ts). */
 const refusedByUsOnly = ['@', 'refs/heads/x', 'HEAD/x', 'HEAD', 'x'.repeat(201)];
 const accepted = [
   'main',

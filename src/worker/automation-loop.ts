@@ -7,12 +7,16 @@
  * processes handling one delivery or one scheduled time create one run.
  */
 import type { App } from '../app.ts';
+import { type ListChanges, listThroughHost } from '../automations/change-listing.ts';
+import { processDelivery } from '../automations/hook-processing.ts';
+import { pollOnce } from '../automations/poller.ts';
+import { tickSchedules } from '../automations/scheduler.ts';
+import {
+  type DefaultBranchOf,
+  type WatchedBranchOf,
+  watchedBranches,
+} from '../automations/watched-branch.ts';
 import { isDocwrightError } from '../errors.ts';
-import { type ListChanges, listThroughHost } from './change-listing.ts';
-import { processDelivery } from './hook-processing.ts';
-import { pollOnce } from './poller.ts';
-import { tickSchedules } from './scheduler.ts';
-import { type DefaultBranchOf, type WatchedBranchOf, watchedBranches } from './watched-branch.ts';
 
 export interface AutomationLoopOptions {
   /** How often waiting deliveries and due schedules are looked for without a wake-up (default 15 s). */

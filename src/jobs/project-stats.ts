@@ -1,4 +1,5 @@
-import type { App } from '../app.ts';
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.ts';
 
 /** What the overview shows of a project (SPEC §10). */
 export interface ProjectStats {
@@ -17,13 +18,16 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * Counts for the overview in two grouped queries over all projects. A job's `updated_at` is
  * when it last changed, which for a completed or failed job is when it ended.
  */
-export async function projectStats(app: App, projectIds: string[]): Promise<Map<string, ProjectStats>> {
+export async function projectStats(
+  deps: { db: Kysely<Database>; now: () => Date },
+  projectIds: readonly string[],
+): Promise<Map<string, ProjectStats>> {
   const stats = new Map<string, ProjectStats>(
     projectIds.map((id) => [id, { active: 0, completed: 0, failed: 0, tokens: 0 }]),
   );
   if (projectIds.length === 0) return stats;
-  const now = app.now().getTime();
-  const { db } = app.store;
+  const now = deps.now().getTime();
+  const { db } = deps;
   const dayAgo = new Date(now - DAY_MS).toISOString();
   const counts = await db
     .selectFrom('jobs')

@@ -16,17 +16,17 @@ import type { App } from '../app.ts';
 import type { Logger } from '../logger.ts';
 import type { WebhookDeliveryRow } from '../store/schema.ts';
 import { VERSION } from '../version.ts';
-import { ClaimLoop } from '../worker/claim-loop.ts';
 import {
   anyDeliveryDue,
   claimDueDeliveries,
   recordAttempt,
   releaseDeliveries,
   renewDeliveryLeases,
-} from './claim.ts';
-import { MAX_ATTEMPTS, retryDelayMs } from './schedule.ts';
-import { postWebhook, RESPONSE_KEPT_BYTES, type WebhookAnswer } from './send.ts';
-import { signWebhook } from './signature.ts';
+} from '../webhooks/claim.ts';
+import { MAX_ATTEMPTS, retryDelayMs } from '../webhooks/schedule.ts';
+import { postWebhook, RESPONSE_KEPT_BYTES, type WebhookAnswer } from '../webhooks/send.ts';
+import { signWebhook } from '../webhooks/signature.ts';
+import { ClaimLoop } from './claim-loop.ts';
 
 export interface WebhookDispatcherOptions {
   /**
