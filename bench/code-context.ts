@@ -1,5 +1,5 @@
 /**
- * Code-context benchmark (SPEC §16, issue 25): `node bench/code-context.ts [--files 100000]
+ * Code-context benchmark (docs/code-context.mdx, issue 25): `node bench/code-context.ts [--files 100000]
  * [--runs 3] [--search-mb 256] [--only first,second,memory] [--tmp DIR]`.
  *
  * A code repository of `--files` source files is served by the real git smart-HTTP server (token

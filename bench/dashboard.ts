@@ -7,7 +7,7 @@
  * with one delivery per job, one in ten failed), signs in, then
  * requests every page `--requests` times one after another over real HTTP and prints the
  * server time of each (Fastify's own timer, from the request's arrival to the reply's end):
- * p50 and p99, against the SPEC §10 target of 100 ms. As the baseline beside them, the API's
+ * p50 and p99, against the docs/dashboard.mdx target of 100 ms. As the baseline beside them, the API's
  * own JSON list of the same jobs (GET /v2/agent/{p}/jobs), which reads what the jobs page reads.
  */
 import { randomBytes } from 'node:crypto';
@@ -16,12 +16,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { buildServer } from '../src/api/server.ts';
 import { openApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { javascriptGzipBytes } from '../src/dashboard/assets.ts';
 import { newJobId, newRunId, newWebhookDeliveryId, newWebhookMessageId } from '../src/ids.ts';
 import { createLogger } from '../src/logger.ts';
+import { buildServer } from '../src/server.ts';
 import { createGitRepository } from '../test/helpers/app.ts';
 
 const { values: args } = parseArgs({

@@ -1,5 +1,5 @@
 /**
- * Edit robustness (SPEC §18): `node bench/edit-robustness.ts [--per-kind 24] [--seed 27]
+ * Edit robustness (docs/evaluation.mdx): `node bench/edit-robustness.ts [--per-kind 24] [--seed 27]
  * [--baseline REF|none] [--verbose]`.
  *
  * Takes correct edits of real pages of the Mintlify fixture, perturbs each the way weaker models

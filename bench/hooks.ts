@@ -1,7 +1,7 @@
 /**
  * Inbound webhook benchmark: `node bench/hooks.ts [--db sqlite|postgres] [--deliveries 50] [--rounds 5]`.
  *
- * SPEC §17: a valid event is stored durably and answered 202 within 100 ms. Sends rounds of 50
+ * docs/automations.mdx: a valid event is stored durably and answered 202 within 100 ms. Sends rounds of 50
  * concurrent signed GitHub `pull_request` (merged) deliveries, each a different merge, to
  * `POST /hooks/{projectId}/docs` over real HTTP on loopback, and prints the time to 202 (p50,
  * p99, max) — first against a bare node:http server that answers 202 after reading the body
@@ -20,10 +20,10 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { isMainThread, parentPort, Worker as Thread, workerData } from 'node:worker_threads';
 import pg from 'pg';
-import { buildServer } from '../src/api/server.ts';
 import { type App, openApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
+import { buildServer } from '../src/server.ts';
 import { AutomationLoop } from '../src/worker/automation-loop.ts';
 import type { Runner } from '../src/worker/runner.ts';
 import { Worker } from '../src/worker/worker.ts';

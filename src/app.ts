@@ -30,7 +30,7 @@ export interface App {
   store: Store;
   logger: Logger;
   projects: ProjectService;
-  /** The code repositories each project's agent reads (SPEC §16). */
+  /** The code repositories each project's agent reads (docs/code-context.mdx). */
   contextRepositories: ContextRepositoryService;
   keys: KeyService;
   jobs: JobService;
@@ -41,11 +41,11 @@ export interface App {
   sessions: SessionService;
   /** The one-time link to the first account's page (the embedded default's first run). */
   firstRunLinks: FirstRunLinks;
-  /** Failed dashboard sign-ins, counted across processes (SPEC §10). */
+  /** Failed dashboard sign-ins, counted across processes (docs/dashboard.mdx). */
   signInThrottle: SignInThrottle;
-  /** Webhook endpoints and their deliveries (SPEC §13). */
+  /** Webhook endpoints and their deliveries (docs/webhooks.mdx). */
   webhooks: WebhookService;
-  /** Automations, their runs and inbound code-host webhooks (SPEC §17). */
+  /** Automations, their runs and inbound code-host webhooks (docs/automations.mdx). */
   automations: Automations;
   /** Wake-ups between processes (job queued, run cancelled, new events). */
   signals: Signals;

@@ -20,7 +20,7 @@ export interface Config {
   /**
    * Where the embedded default keeps its SQLite file and generated secret key:
    * `DOCWRIGHT_DATA_DIR`, else `$XDG_DATA_HOME/docwright` (`~/.local/share/docwright`), the same
-   * from any working directory (SPEC §1).
+   * from any working directory (docs/operations.mdx).
    */
   dataDir: string;
   /** Things about the configuration the operator should hear once at start (one line each). */
@@ -60,12 +60,12 @@ export interface Config {
   webhooks: WebhookSettings;
   /**
    * `DOCWRIGHT_AUTOMATION_POLL_SECONDS` (default 300; 0 turns it off): how often the repositories
-   * that enabled automations watch are polled through their hosts' APIs (SPEC §17).
+   * that enabled automations watch are polled through their hosts' APIs (docs/automations.mdx).
    */
   automationPollSeconds: number;
-  /** Bounds on Server-Sent Events streams (see src/api/event-stream.ts). */
+  /** Bounds on Server-Sent Events streams (see src/http/event-stream.ts). */
   streams: StreamLimits;
-  /** Budgets of one agent run (SPEC §7; see AgentBudgets). */
+  /** Budgets of one agent run (docs/agent.mdx; see AgentBudgets). */
   agent: AgentBudgets;
   /** Caps the agent's tools enforce (see AgentLimits). */
   agentLimits: AgentLimits;
@@ -83,7 +83,7 @@ export interface MirrorSettings {
   maxBytes: number;
 }
 
-/** How workers run jobs (SPEC §9). */
+/** How workers run jobs (docs/worker.mdx). */
 export interface WorkerSettings {
   /** Runs one worker process executes at once (`DOCWRIGHT_WORKER_CONCURRENCY`, default 4). */
   concurrency: number;
@@ -101,7 +101,7 @@ export interface WorkerSettings {
   shutdownGraceMs: number;
 }
 
-/** How webhooks are sent (SPEC §13). */
+/** How webhooks are sent (docs/webhooks.mdx). */
 export interface WebhookSettings {
   /**
    * Allow endpoints on loopback, private, link-local and metadata addresses
@@ -111,7 +111,7 @@ export interface WebhookSettings {
   allowPrivate: boolean;
 }
 
-/** Bounds on the event streams of one process (src/api/event-stream.ts). */
+/** Bounds on the event streams of one process (src/http/event-stream.ts). */
 export interface StreamLimits {
   /** Streams one owner (API key or dashboard session) may hold open at once (`DOCWRIGHT_STREAMS_PER_KEY`, default 10). */
   perOwner: number;

@@ -45,7 +45,7 @@ export const errorStatus = {
 
 export type ErrorCode = keyof typeof errorStatus;
 
-/** What the `RateLimit` headers report (SPEC §4). */
+/** What the `RateLimit` headers report (docs/api/rate-limits.mdx). */
 export interface RateLimitState {
   /** Uses allowed per window. */
   limit: number;

@@ -59,7 +59,7 @@ export const commitEmail = () =>
     .max(254)
     .regex(/^[^\s<>@\p{Cc}]+@[^\s<>@\p{Cc}]+$/u, 'must be an address such as docs-bot@example.com');
 
-/** `provider/model-id` for the providers of SPEC §7. */
+/** `provider/model-id` for the providers of docs/agent.mdx. */
 export const MODEL_PATTERN = /^(anthropic|openai|openai-compatible)\/[A-Za-z0-9._:@/-]{1,200}$/;
 
 /** A path inside a repository: relative, POSIX, never through `..`. */

@@ -1,5 +1,5 @@
 /**
- * The step script of the GitHub Action (action.yml, SPEC §15): reads the inputs GitHub passes as
+ * The step script of the GitHub Action (action.yml, docs/github-action.mdx): reads the inputs GitHub passes as
  * `INPUT_<NAME>`, runs `docwright job create [--wait] --json` with the key in the environment and
  * the prompt on stdin (never on a command line), and writes `job-id`, `status` and `pr-link` to
  * `GITHUB_OUTPUT` and a line to the step summary. Its exit code is the CLI's: 0 when the job

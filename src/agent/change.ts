@@ -1,5 +1,5 @@
 /**
- * The code changes a job documents (SPEC §16), as the agent sees them: resolved by the worker
+ * The code changes a job documents (docs/code-context.mdx), as the agent sees them: resolved by the worker
  * through the hosts' APIs (src/git/hosts/change.ts `Change`, which is assignable to the shape
  * here), then briefed in the system prompt and read in full with the `read_change` tool.
  *

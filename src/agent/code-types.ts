@@ -1,5 +1,5 @@
 /**
- * The types of the code a run reads and the changes it documents (SPEC §16), on their own so
+ * The types of the code a run reads and the changes it documents (docs/code-context.mdx), on their own so
  * that the agent's contract (types.ts) can name them without importing any code.
  */
 

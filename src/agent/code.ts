@@ -1,5 +1,5 @@
 /**
- * The code the agent reads but never writes (SPEC §16): each context repository under
+ * The code the agent reads but never writes (docs/code-context.mdx): each context repository under
  * `_context/<name>/`, and the project's own repository outside `docsDir` at its real paths.
  *
  * The agent knows nothing of git: a `CodeReader` answers list/read/search by repository name

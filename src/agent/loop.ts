@@ -19,7 +19,7 @@ const MAX_OUTPUT_TOKENS = 8_192;
 const truncate = (text: string, max = EVENT_TEXT_CHARS) =>
   text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters]`;
 
-/** What the model is offered: the SPEC §7 tools, without execute — the loop runs them itself. */
+/** What the model is offered: the docs/agent.mdx tools, without execute — the loop runs them itself. */
 const toolSet = Object.fromEntries(
   AGENT_TOOLS.map((t) => [t.name, tool({ description: t.description, inputSchema: t.parameters })]),
 );

@@ -1,5 +1,5 @@
 /**
- * Models for the agent (SPEC §7), through the Vercel AI SDK: resolving `provider/model` ids to
+ * Models for the agent (docs/agent.mdx), through the Vercel AI SDK: resolving `provider/model` ids to
  * AI SDK language models, classifying what a model API throws, retrying rate limits and
  * transient failures inside the run's time budget, and marking prompts for provider caching.
  *

@@ -11,7 +11,7 @@ export function systemPrompt(options: {
   project: AgentProjectSettings;
   siteMap: string;
   guidance: string | null;
-  /** Which repositories' code the run may read (SPEC §16). */
+  /** Which repositories' code the run may read (docs/code-context.mdx). */
   repositories?: readonly string[];
   /** The code changes the job documents. */
   changes?: readonly AgentChange[];

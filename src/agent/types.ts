@@ -35,7 +35,7 @@ export interface AgentProjectSettings {
 }
 
 /**
- * Limits of one job, over all its runs (SPEC §7: a follow-up continues from what the job has
+ * Limits of one job, over all its runs (docs/agent.mdx: a follow-up continues from what the job has
  * spent); exceeding one ends the run with `budget-exceeded`.
  */
 export interface AgentBudgets {
@@ -97,7 +97,7 @@ export interface AgentInput {
   /** Told each model turn's tokens as soon as the turn is answered (usage accrues as it is spent). */
   onUsage?: (usage: { inputTokens: number; outputTokens: number }) => Promise<void> | void;
   /**
-   * The code the run may read, read-only (SPEC §16): which repositories `codeReader` serves.
+   * The code the run may read, read-only (docs/code-context.mdx): which repositories `codeReader` serves.
    * Serializable; the agent's process gets a reader that asks its parent (src/worker/code-ipc.ts).
    */
   code?: CodeDescription;

@@ -1,5 +1,5 @@
 /**
- * Validation of a run's changes before they are committed (SPEC §7): changed
+ * Validation of a run's changes before they are committed (docs/agent.mdx): changed
  * MDX compiles, JSON and YAML parse, frontmatter parses, the navigation names
  * only pages that exist, and pages created in the run are reachable from it.
  * Problems come back as text for the model's repair round.

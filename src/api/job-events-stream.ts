@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../app.ts';
 import { DocwrightError } from '../errors.ts';
+import { openEventStream } from '../http/event-stream.ts';
 import { jobEventJson } from '../jobs/events.ts';
-import { openEventStream } from './event-stream.ts';
 
 /** Whether the client asked for Server-Sent Events rather than a JSON list. */
 export const wantsEventStream = (request: FastifyRequest): boolean =>

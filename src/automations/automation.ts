@@ -1,5 +1,5 @@
 /**
- * The automation model of SPEC §17 and its validation: what the API, the dashboard's form and
+ * The automation model of docs/automations.mdx and its validation: what the API, the dashboard's form and
  * the CLI accept, with an error naming each offending field (`trigger.cron`, `instruction`, …).
  *
  * An automation `{id: "aut_…", name, trigger, instruction, draft, enabled, createdAt}` belongs to
@@ -27,7 +27,7 @@ export type RunOutcome = (typeof RUN_OUTCOMES)[number];
 export const SKIP_REASONS = ['paths', 'label', 'own-change', 'disabled', 'missed', 'rate-limited'] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
-/** The name of the project's own repository among the context repositories' names (SPEC §16). */
+/** The name of the project's own repository among the context repositories' names (docs/code-context.mdx). */
 import { DOCS_REPOSITORY_NAME as DOCS_REPOSITORY } from '../projects/context-repositories.ts';
 
 export { DOCS_REPOSITORY };
@@ -132,13 +132,13 @@ export interface Automation extends AutomationSettings {
   createdAt: string;
 }
 
-/** A change a run carries, as the job's `changes` take it (SPEC §16). */
+/** A change a run carries, as the job's `changes` take it (docs/code-context.mdx). */
 export type RunChange =
   | { repository: string; pullRequest: number }
   | { repository: string; commit: string }
   | { repository: string; range: string };
 
-/** One firing of an automation (SPEC §17). */
+/** One firing of an automation (docs/automations.mdx). */
 export interface AutomationRun {
   /** `arun_…` */
   id: string;

@@ -1,5 +1,5 @@
 /**
- * The automation service (SPEC §17): automations of a project, their runs, and the firing of
+ * The automation service (docs/automations.mdx): automations of a project, their runs, and the firing of
  * runs — for a change (webhook or poll), a scheduled time, or a manual trigger — each exactly
  * once by its keys (run-store.ts), each starting a job that carries its changes. Surfaces (API,
  * dashboard, CLI, hooks) call this; it owns the SQL of its tables.

@@ -1,5 +1,5 @@
 /**
- * Code events as automations see them (SPEC §17): a pull/merge request merged into a branch, a
+ * Code events as automations see them (docs/automations.mdx): a pull/merge request merged into a branch, a
  * push to a branch, a host's ping, or something automations ignore. Each host's webhook payload
  * becomes one of these (github-events.ts, gitlab-events.ts, gitea-events.ts); the shapes follow
  * the polling fallback's `MergedPullRequest` so that a change found either way reads the same.

@@ -1,5 +1,5 @@
 /**
- * Exactly once (SPEC §17): one run per (automation, change) and per (automation, scheduled
+ * Exactly once (docs/automations.mdx): one run per (automation, change) and per (automation, scheduled
  * time), whether a change arrives by webhook, by poll, by both, twice, or at several processes.
  *
  * A change has a set of keys; the run is stored with all of them, unique per automation (a table

@@ -1,5 +1,5 @@
 /**
- * Whether a change starts an automation (SPEC §17): not at all when the automation does not
+ * Whether a change starts an automation (docs/automations.mdx): not at all when the automation does not
  * watch it (another repository, a trigger that changes do not start), else a run, or a run
  * recorded `skipped` with its reason, checked in this order:
  * 1. `disabled`: the automation is disabled;

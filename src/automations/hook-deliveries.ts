@@ -1,5 +1,5 @@
 /**
- * Verified webhook deliveries (SPEC §17, "Events in"): which secret and host a hook URL's
+ * Verified webhook deliveries (docs/automations.mdx, "Events in"): which secret and host a hook URL's
  * deliveries are checked against, and the durable store that answers 202 before any processing.
  * A delivery is stored once per (project, name, delivery id): a redelivery stores nothing.
  */

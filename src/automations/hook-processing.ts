@@ -1,5 +1,5 @@
 /**
- * What a stored delivery starts (SPEC §17): its event read (host-events.ts), checked against
+ * What a stored delivery starts (docs/automations.mdx): its event read (host-events.ts), checked against
  * the repository the hook URL names (the same repository, its watched branch), and handed to
  * the automations as a change. Never throws for what a host sent: the delivery's result says
  * why it started nothing.

@@ -1,5 +1,5 @@
 /**
- * Loop safety (SPEC §17): docwright's own changes never start an automation, or a merged docs
+ * Loop safety (docs/automations.mdx): docwright's own changes never start an automation, or a merged docs
  * pull request would start a job that opens the next one. A change is docwright's own when its
  * head branch starts with the project's branch prefix, or when every one of its commits carries
  * the `Generated-By: docwright` trailer that docwright writes (src/git/commit.ts).

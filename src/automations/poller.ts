@@ -1,5 +1,5 @@
 /**
- * The polling fallback (SPEC §17): each repository an enabled automation watches is listed
+ * The polling fallback (docs/automations.mdx): each repository an enabled automation watches is listed
  * through its host's API for merged pull requests and pushes since a stored cursor, and each
  * change found is handed to the automations like a webhook's — keyed alike, so that a change
  * found by poll and by webhook runs once. A repository's cursor starts when the first automation

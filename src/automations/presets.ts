@@ -1,5 +1,5 @@
 /**
- * The presets of the dashboard's `New automation` form (SPEC §17): a starting point each, which
+ * The presets of the dashboard's `New automation` form (docs/automations.mdx): a starting point each, which
  * the user may change before saving. They are automations' input as the API takes it.
  */
 import type { AutomationInput } from './automation.ts';

@@ -1,6 +1,6 @@
 /**
  * What automations need to know about a project's repositories, behind a narrow interface: the
- * context repositories (SPEC §16) are another service's, and tests give their own.
+ * context repositories (docs/code-context.mdx) are another service's, and tests give their own.
  */
 import type { HostKind } from '../git/hosts/index.ts';
 
@@ -26,7 +26,7 @@ export interface ContextRepositories {
   webhookSecretFor(projectId: string, name: string): Promise<string | undefined>;
 }
 
-/** The context repository service (SPEC §16) as automations read it. */
+/** The context repository service (docs/code-context.mdx) as automations read it. */
 export function automationContexts(service: {
   accessFor(
     projectId: string,

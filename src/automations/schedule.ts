@@ -1,5 +1,5 @@
 /**
- * When a `schedule` automation fires (SPEC §17): a 5-field cron expression in an IANA time zone,
+ * When a `schedule` automation fires (docs/automations.mdx): a 5-field cron expression in an IANA time zone,
  * evaluated by croner, and the rule for scheduled times that passed while no process was looking.
  *
  * Nothing here reads the clock: every function takes the time it is asked about, so that the
@@ -22,7 +22,7 @@ import { Cron } from 'croner';
 
 export const DEFAULT_TIME_ZONE = 'UTC';
 
-/** How old the latest missed scheduled time may be and still fire: an hour (SPEC §17). */
+/** How old the latest missed scheduled time may be and still fire: an hour (docs/automations.mdx). */
 export const MISSED_WINDOW_MS = 60 * 60 * 1000;
 
 /** Longest cron expression and time zone name accepted. */

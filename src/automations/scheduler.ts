@@ -1,5 +1,5 @@
 /**
- * Schedules (SPEC §17): at each check, every enabled `schedule` automation's due time fires, or
+ * Schedules (docs/automations.mdx): at each check, every enabled `schedule` automation's due time fires, or
  * is recorded `skipped` (`missed`) when over an hour old (schedule.ts `dueFiring`), once per
  * scheduled time by its key however many processes check. A batch carries every change merged
  * into the context repositories since the previous run; none: the run is `no-changes-needed`.
@@ -80,6 +80,6 @@ async function batchChanges(deps: SchedulerDeps, projectId: string, since: Date,
       );
     }
   }
-  // A job carries at most 20 changes (SPEC §16): the newest are kept.
+  // A job carries at most 20 changes (docs/code-context.mdx): the newest are kept.
   return changes.slice(-20);
 }

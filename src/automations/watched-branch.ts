@@ -1,5 +1,5 @@
 /**
- * The branch whose changes count for a watched repository (SPEC §17: "merged into a context
+ * The branch whose changes count for a watched repository (docs/automations.mdx: "merged into a context
  * repository's `ref`"): its `ref`, else its default branch as the host reports it. The host is
  * asked at most once per `DEFAULT_BRANCH_TTL_MS` for each repository, so that webhooks, polls and
  * batches of a repository without `ref` cost no extra request each; a failed answer is not

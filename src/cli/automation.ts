@@ -1,5 +1,5 @@
 /**
- * `docwright automation create|list|show|runs|run|enable|disable|delete` (SPEC §17). Admin
+ * `docwright automation create|list|show|runs|run|enable|disable|delete` (docs/automations.mdx). Admin
  * commands: they use the database directly, as `webhook` does. `run` starts a job like the API's
  * trigger: a worker (`docwright serve` or `docwright worker`) runs it.
  */

@@ -1,5 +1,5 @@
 /**
- * `docwright context add|list|remove` (SPEC §16): a project's context repositories, the code its
+ * `docwright context add|list|remove` (docs/code-context.mdx): a project's context repositories, the code its
  * agent reads. Admin commands: they use the database directly, as `project` does.
  */
 import { type Command, Option } from 'commander';

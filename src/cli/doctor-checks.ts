@@ -1,5 +1,5 @@
 /**
- * The checks behind `docwright doctor` (SPEC §11): configuration, database and migrations,
+ * The checks behind `docwright doctor` (docs/cli.mdx): configuration, database and migrations,
  * secret key, git, model endpoints and every project's code host — each a named result with a
  * status and one precise line, run with bounded concurrency and a timeout each. Nothing here
  * prints (doctor.ts renders) and nothing changes state: no migration, no file, no push.

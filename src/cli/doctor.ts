@@ -1,5 +1,5 @@
 /**
- * `docwright doctor` (SPEC §11): checks the configuration — database, git, model endpoints,
+ * `docwright doctor` (docs/cli.mdx): checks the configuration — database, git, model endpoints,
  * code-host credentials — and prints one line per check (or, with `--json`, one document).
  * Exit code 0 when no check failed (warnings do not), 1 otherwise. The checks live in
  * doctor-checks.ts; this file only renders.

@@ -1,5 +1,5 @@
 /**
- * `docwright eval [SUITE_DIR]` (SPEC §18): runs a suite of documentation tasks through the real
+ * `docwright eval [SUITE_DIR]` (docs/evaluation.mdx): runs a suite of documentation tasks through the real
  * pipeline and scores them. Progress goes to stderr (a spinner on a terminal, and a line per
  * finished task); the result to stdout (a table, or with --json one document); --report writes
  * an HTML report.

@@ -1,5 +1,5 @@
 /**
- * `docwright job create|get|list|watch|message|retry|archive` (SPEC §11): the HTTP API from the
+ * `docwright job create|get|list|watch|message|retry|archive` (docs/cli.mdx): the HTTP API from the
  * command line, through the typed client of src/client. The server is `DOCWRIGHT_URL` (or
  * `--url`), the key `DOCWRIGHT_API_KEY` (never a flag: command lines end up in `ps` and shell
  * history), the project `--project` or `DOCWRIGHT_PROJECT`.

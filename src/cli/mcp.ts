@@ -1,5 +1,5 @@
 /**
- * `docwright mcp` (SPEC §15): the MCP server on stdio for one project, e.g.
+ * `docwright mcp` (docs/mcp.mdx): the MCP server on stdio for one project, e.g.
  *
  *   claude mcp add docwright -e DOCWRIGHT_URL=… -e DOCWRIGHT_API_KEY=… -e DOCWRIGHT_PROJECT=… -- npx docwright mcp
  *

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import { buildServer } from '../api/server.ts';
 import { type App, openApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import { announceFirstRun } from '../dashboard/first-run.ts';
 import { isDatabaseUnavailable } from '../database-errors.ts';
 import { DocwrightError } from '../errors.ts';
+import { buildServer } from '../server.ts';
 import { recordServer } from '../servers/servers.ts';
 import { createAgentRunner } from '../worker/agent-runner.ts';
 import { AutomationLoop } from '../worker/automation-loop.ts';
@@ -97,7 +97,7 @@ export function registerServeCommands(program: Command): void {
       const server = buildServer(app);
       // API-only processes still sweep, so that no job outlives a crash of every worker.
       const worker = new Worker(app, { runner: createAgentRunner(app), claim: options.worker });
-      // Webhooks are sent by the processes that run jobs (SPEC §13).
+      // Webhooks are sent by the processes that run jobs (docs/webhooks.mdx).
       const webhooks = options.worker ? new WebhookDispatcher(app) : undefined;
       // Inbound deliveries are processed by the process that stored them (and any other, after a crash).
       const automations = new AutomationLoop(app);

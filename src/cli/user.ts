@@ -4,7 +4,7 @@ import { print, table, withApp } from './output.ts';
 import { fileContents } from './parsers.ts';
 
 /**
- * `docwright user`: dashboard operator accounts (SPEC §10, §11). A password is read from a
+ * `docwright user`: dashboard operator accounts (docs/dashboard.mdx, docs/cli.mdx). A password is read from a
  * file or stdin, never from an argument: command lines show up in `ps` and shell history.
  */
 

@@ -1,5 +1,5 @@
 /**
- * `docwright webhook create|list|delete` (SPEC §13), plus `disable`, `enable`, `deliveries` and
+ * `docwright webhook create|list|delete` (docs/webhooks.mdx), plus `disable`, `enable`, `deliveries` and
  * `resend` for the delivery history. Admin commands: they use the database directly, as `key` does.
  */
 import { type Command, Option } from 'commander';

@@ -1,5 +1,5 @@
 /**
- * The typed client of the docwright HTTP API (SPEC §2): one method per endpoint, an iterator
+ * The typed client of the docwright HTTP API (docs/api/overview.mdx): one method per endpoint, an iterator
  * over every page of the job list, the transcript as a live event stream, and `waitForJob`.
  *
  *   const docwright = createClient({ baseUrl: 'https://docwright.example.com', apiKey });

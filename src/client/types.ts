@@ -4,8 +4,8 @@
  * Node erases them, so the client loads no server module at run time.
  */
 import type { z } from 'zod';
-import type { Problem } from '../api/problem.ts';
 import type { AutomationInput, AutomationRun } from '../automations/automation.ts';
+import type { Problem } from '../http/problem.ts';
 import type { JobEvent } from '../jobs/events.ts';
 import type { AgentJob, JobStatus } from '../jobs/job.ts';
 import type { createJobBody, messageBody } from '../jobs/requests.ts';

@@ -1,5 +1,5 @@
 /**
- * The create body of Mintlify's v1 agent API (SPEC §14) and how it becomes a v2 job: the user
+ * The create body of Mintlify's v1 agent API (docs/api/mintlify-v1.mdx) and how it becomes a v2 job: the user
  * messages are the instruction, system messages guidance; `branch` names the head branch;
  * `asDraft` (Mintlify's default: true) the pull request's draft state; `model` `sonnet` or
  * `opus` means the project's model.

@@ -1,4 +1,4 @@
-/** The v1 session object (SPEC §14): a job as Mintlify's deprecated v1 API showed it. */
+/** The v1 session object (docs/api/mintlify-v1.mdx): a job as Mintlify's deprecated v1 API showed it. */
 import { z } from 'zod';
 import { type AgentJob, toAgentJob } from '../jobs/job.ts';
 import type { JobHistory, JobRow } from '../jobs/job-history.ts';

@@ -1,21 +1,21 @@
 /**
- * Mintlify's deprecated v1 agent API (SPEC §14), for the clients written against it: create
+ * Mintlify's deprecated v1 agent API (docs/api/mintlify-v1.mdx), for the clients written against it: create
  * answers with the run as an AI SDK UI message stream, get and list answer v1 session objects.
  * Same keys, rate limit, idempotency and problem+json errors as v2, through the same services.
  * The stream only watches the job: a client that leaves does not stop it.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { authorizeProject } from '../api/auth.ts';
-import { eventStreamRefusal, openEventStream } from '../api/event-stream.ts';
-import { idempotencyOf } from '../api/routes/jobs.ts';
 import type { App } from '../app.ts';
 import { DocwrightError } from '../errors.ts';
+import { authorizeProject } from '../http/auth.ts';
+import { eventStreamRefusal, openEventStream } from '../http/event-stream.ts';
+import { idempotencyOf } from '../http/idempotency.ts';
 import type { AgentJob } from '../jobs/job.ts';
 import { RATE_LIMIT_WINDOW_SECONDS } from '../jobs/rate-limit.ts';
+import { checkRequestedBranch } from '../jobs/requested-branch.ts';
+import { headBranch } from '../projects/head-branch.ts';
 import { parseOrThrow } from '../validation.ts';
-import { headBranch } from '../worker/agent-runner.ts';
 import { UiMessageStreamWriter } from './ui-stream.ts';
-import { checkRequestedBranch } from './v1-branch.ts';
 import { toJobInput, v1ListQuery } from './v1-request.ts';
 import { toV1Sessions } from './v1-session.ts';
 
@@ -43,7 +43,11 @@ export function registerV1Routes(server: FastifyInstance, app: App): void {
       const refusal = eventStreamRefusal(app, owner);
       if (refusal) throw refusal;
       if (input.headBranch !== undefined)
-        await checkRequestedBranch(app, projectId, input.headBranch, request.log);
+        await checkRequestedBranch(
+          { projects: app.projects, ownsBranch: app.jobs.ownsBranch, log: request.log },
+          projectId,
+          input.headBranch,
+        );
       const idempotency = idempotencyOf(request);
       const created = await app.jobs.create(projectId, input.body, idempotency, {
         headBranch: input.headBranch,

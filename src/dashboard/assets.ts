@@ -46,7 +46,7 @@ export const assets = Object.fromEntries(
   (Object.keys(sources) as AssetName[]).map((name) => [name, load(name)]),
 ) as Record<AssetName, Asset>;
 
-/** Bytes of JavaScript a browser downloads, gzipped (SPEC §10: under 50 KB in all). */
+/** Bytes of JavaScript a browser downloads, gzipped (docs/dashboard.mdx: under 50 KB in all). */
 export const javascriptGzipBytes = (): number =>
   [assets.htmx, assets.sse, assets.script].reduce((sum, asset) => sum + asset.gzip.length, 0);
 

@@ -1,5 +1,5 @@
 /**
- * The dashboard's `New automation` form (SPEC §17): its fields, prefilled from a preset
+ * The dashboard's `New automation` form (docs/automations.mdx): its fields, prefilled from a preset
  * (presets.ts) chosen by a link (no script needed), and the automation input it posts.
  */
 import type { FastifyRequest } from 'fastify';

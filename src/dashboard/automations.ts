@@ -1,5 +1,5 @@
 /**
- * `/projects/{projectId}/automations` (SPEC §17): the project's automations with their last
+ * `/projects/{projectId}/automations` (docs/automations.mdx): the project's automations with their last
  * outcome, enable/disable, `Run now`, the `New automation` form (automation-form.ts), and each
  * automation's page with its runs (outcome, reason, job link).
  */

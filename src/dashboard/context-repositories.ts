@@ -1,7 +1,7 @@
 /**
- * The settings page's "Context repositories" section (SPEC §16): the code repositories the
+ * The settings page's "Context repositories" section (docs/code-context.mdx): the code repositories the
  * project's agent reads, listed, added and removed; after adding, the webhook URL and secret that
- * §17 needs, shown once. Below them, the webhook of the project's own repository (`docs`, for
+ * docs/automations.mdx needs, shown once. Below them, the webhook of the project's own repository (`docs`, for
  * `docs-push` automations), whose secret is made (or replaced) here and shown once alike.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';

@@ -15,7 +15,7 @@ const fileName = (file: parseDiff.File): string => {
 const fileState = (file: parseDiff.File) => (file.new ? 'added' : file.deleted ? 'deleted' : undefined);
 
 /**
- * The stored diff of a job, per file, with line numbers (SPEC §10); `rawHref` links the raw diff
+ * The stored diff of a job, per file, with line numbers (docs/dashboard.mdx); `rawHref` links the raw diff
  * (the dashboard has one; a report saved as a file has not).
  */
 export function renderDiff(diff: RunDiffRow | undefined, options: { rawHref?: string }): Html {

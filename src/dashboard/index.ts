@@ -1,9 +1,9 @@
 import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { toDocwrightError } from '../api/problem.ts';
 import type { App } from '../app.ts';
 import type { DocwrightError } from '../errors.ts';
+import { toDocwrightError } from '../http/problem.ts';
 import { registerAssetRoutes } from './assets.ts';
 import { registerAutomationPages } from './automations.ts';
 import { html } from './html.ts';
@@ -71,7 +71,7 @@ function errorPage(request: FastifyRequest, reply: FastifyReply, error: Docwrigh
 }
 
 /**
- * The dashboard of SPEC §10, served by every `docwright serve`. Its own scope: form bodies
+ * The dashboard of docs/dashboard.mdx, served by every `docwright serve`. Its own scope: form bodies
  * and cookies are understood here only (the API keeps answering 415 to anything but JSON), and
  * its errors are pages rather than problem+json.
  */

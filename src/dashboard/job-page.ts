@@ -48,7 +48,7 @@ const changeName = (change: AgentJob['changes'][number]) =>
 export function jobDetails(job: AgentJob, now: Date): Html {
   // What is missing now may come while a run is under way, and no longer once the job has ended.
   const none = html`<span class="muted">${job.status === 'active' ? 'none yet' : 'none'}</span>`;
-  // A job that found nothing to document says why, where nobody can miss it (SPEC §16).
+  // A job that found nothing to document says why, where nobody can miss it (docs/code-context.mdx).
   const noChange = job.status === 'completed' && !job.prLink && !job.branch && job.summary;
   return html`${noChange && html`<div class="flash no-change" role="note" aria-labelledby="no-change-heading"><strong id="no-change-heading">No documentation change</strong><p>${job.summary}</p></div>`}<dl class="facts">
   <dt id="status-label">Status</dt><dd>${jobStatus(job)}</dd>

@@ -10,7 +10,7 @@ import { setFlash, takeFlash } from './session.ts';
 type ProjectParams = { Params: { projectId: string } };
 type KeyParams = { Params: { projectId: string; keyId: string } };
 
-/** SPEC §10: 7, 30, 60 or 90 days, or none; the key service's default is chosen at first. */
+/** docs/dashboard.mdx: 7, 30, 60 or 90 days, or none; the key service's default is chosen at first. */
 const EXPIRY_DAYS = ['7', '30', '60', '90'] as const;
 const DEFAULT_EXPIRY = String(DEFAULT_KEY_EXPIRY_DAYS);
 

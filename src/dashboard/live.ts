@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type EventStream, openEventStream } from '../api/event-stream.ts';
 import type { App } from '../app.ts';
 import { DocwrightError } from '../errors.ts';
+import { type EventStream, openEventStream } from '../http/event-stream.ts';
 import { isJobId } from '../ids.ts';
 import type { JobEvent } from '../jobs/events.ts';
 import type { JobStatus } from '../jobs/job.ts';
@@ -13,7 +13,7 @@ import { projectOf } from './projects.ts';
 import { renderEvents } from './transcript.ts';
 
 /**
- * Live updates of the dashboard over Server-Sent Events (src/api/event-stream.ts: bounded
+ * Live updates of the dashboard over Server-Sent Events (src/http/event-stream.ts: bounded
  * buffers, slow readers dropped, streams per session limited). htmx's SSE extension swaps each
  * message's HTML into the element whose `sse-swap` names the message's event.
  */

@@ -6,7 +6,7 @@ import { csrfField, fieldError, formErrors, invalid } from './layout.ts';
 import type { SignedIn } from './session.ts';
 
 /**
- * The project form (SPEC §6, every field): used by `/projects/new` and the settings page. The
+ * The project form (docs/configuration.mdx, every field): used by `/projects/new` and the settings page. The
  * form's values are strings; `projectInput` turns them into the project service's input.
  * Secrets are write-only: a blank field keeps the stored value, a checkbox removes it.
  */

@@ -33,7 +33,7 @@ const NEW_PROJECT_DEFAULTS: ProjectForm = {
   authorEmail: PROJECT_DEFAULTS.authorEmail,
 };
 
-/** The settings page's part on webhooks (SPEC §13): the endpoints, managed on their own page. */
+/** The settings page's part on webhooks (docs/webhooks.mdx): the endpoints, managed on their own page. */
 function webhooksSummary(project: ProjectView, endpoints: WebhookEndpointView[]) {
   return html`<section class="panel settings-extra" id="webhooks" aria-labelledby="webhooks-heading">
   <h2 id="webhooks-heading">Webhooks</h2>

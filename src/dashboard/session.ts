@@ -6,7 +6,7 @@ import { DocwrightError } from '../errors.ts';
 import type { OperatorView } from '../operators/operators.ts';
 import type { SessionView } from '../operators/sessions.ts';
 
-/** SPEC §10: the session cookie. */
+/** docs/dashboard.mdx: the session cookie. */
 export const SESSION_COOKIE = 'docwright_session';
 /** A one-time message (and a new key) carried across a redirect; sealed with the session's secret. */
 const FLASH_COOKIE = 'docwright_flash';
@@ -63,7 +63,7 @@ function sameOrigin(app: App, request: FastifyRequest, origin: string): boolean 
 }
 
 /**
- * A state-changing request must come from the dashboard itself (SPEC §10): a browser names the
+ * A state-changing request must come from the dashboard itself (docs/dashboard.mdx): a browser names the
  * page's origin in `Origin` (or at least says `Sec-Fetch-Site: same-origin`). A request with
  * neither header comes from no browser, so no other site can have caused it.
  */
@@ -99,7 +99,7 @@ export interface Flash {
   progress?: string;
   newKey?: { id: string; key: string };
   newWebhook?: { id: string; url: string; secret: string };
-  /** A context repository just added: its webhook URL and secret, shown once (SPEC §16). */
+  /** A context repository just added: its webhook URL and secret, shown once (docs/code-context.mdx). */
   newContextRepository?: { name: string; webhookUrl: string; webhookSecret: string };
 }
 

@@ -10,7 +10,7 @@ import { csrfField, oneLine, time } from './layout.ts';
 import type { SignedIn } from './session.ts';
 
 /**
- * Webhook deliveries on the dashboard (SPEC §13): the project's list, newest first, and one
+ * Webhook deliveries on the dashboard (docs/webhooks.mdx): the project's list, newest first, and one
  * delivery with every attempt and the body it sends. Each has a `Re-send` button, which sends
  * the message again with the same `webhook-id`.
  */

@@ -91,7 +91,7 @@ function endpointForm(
   error?: DocwrightError,
 ): Html {
   const fields = formFields(error?.fields);
-  // The §13 default until the person chose otherwise.
+  // The docs/webhooks.mdx default until the person chose otherwise.
   const checked = error ? all(values.events) : DEFAULT_WEBHOOK_EVENTS;
   return html`<section class="panel" aria-labelledby="add-endpoint-heading">
   <h2 id="add-endpoint-heading">Add an endpoint</h2>

@@ -1,5 +1,5 @@
 /**
- * The deterministic checks of SPEC §18, evaluated on what a job left: the files it changed, the
+ * The deterministic checks of docs/evaluation.mdx, evaluated on what a job left: the files it changed, the
  * lines it added, and the docs repository at the job's head.
  */
 import { readRepoFile } from '../agent/site/repo-files.ts';

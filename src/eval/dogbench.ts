@@ -1,5 +1,5 @@
 /**
- * DogBench tasks for `docwright eval --dogbench DIR` (SPEC §18), so that a team that has
+ * DogBench tasks for `docwright eval --dogbench DIR` (docs/evaluation.mdx), so that a team that has
  * obtained DogBench's data (Promptless; its licence forbids shipping it) can score its model on
  * it. The format, as DogBench publishes it (its item schema `item-v1.schema.json` and its
  * `data/sample-5` folder):

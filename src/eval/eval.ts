@@ -1,5 +1,5 @@
 /**
- * `docwright eval` (SPEC §18): runs a suite's tasks through the real pipeline — a docwright App
+ * `docwright eval` (docs/evaluation.mdx): runs a suite's tasks through the real pipeline — a docwright App
  * on a temporary SQLite data directory, a worker with the agent runner, a project and a job per
  * task — scores them, and removes everything it made, on failure and cancellation too.
  */
@@ -126,7 +126,7 @@ async function runAll(
   return reports;
 }
 
-/** The `--json` document of SPEC §18. */
+/** The `--json` document of docs/evaluation.mdx. */
 export function evalDocument(run: EvalRun) {
   return {
     suite: run.suite,

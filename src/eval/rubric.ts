@@ -80,7 +80,7 @@ const HEADING = /^#{1,6}\s/;
 
 /**
  * Parses a DogBench rubric into criteria. DogBench has a fourth priority and two scorings that
- * §18 has not, mapped as: P3 → P2; `deduction_only` → deduction; `conditional` → requirement,
+ * docs/evaluation.mdx has not, mapped as: P3 → P2; `deduction_only` → deduction; `conditional` → requirement,
  * whose text tells the judge that a criterion whose condition does not arise passes (DogBench
  * leaves it out of the points instead). Each criterion keeps its whole block, pass and fail
  * descriptions included.

@@ -1,5 +1,5 @@
 /**
- * The scoring rule of `docwright eval` (SPEC §18), as pure functions: a task's score from its
+ * The scoring rule of `docwright eval` (docs/evaluation.mdx), as pure functions: a task's score from its
  * outcome and checks, and the suite's summary from its tasks. Nothing here reads a file or a
  * clock, so that every clause of the rule is tested on its own (test/eval/score.test.ts).
  */
@@ -96,7 +96,7 @@ export interface Summary {
 const share = (part: number, whole: number): number | null =>
   whole === 0 ? null : round((part / whole) * 100);
 
-/** The suite's figures, all on 0–100 (SPEC §18). */
+/** The suite's figures, all on 0–100 (docs/evaluation.mdx). */
 export function summarize(tasks: readonly SummaryInput[], seconds: number): Summary {
   const ran = tasks.filter((t) => t.score !== null && t.expected !== null);
   const patch = ran.filter((t) => t.expected === 'patch');

@@ -1,5 +1,5 @@
 /**
- * Suites of tasks: a folder of task folders (SPEC §18), and the built-in suite.
+ * Suites of tasks: a folder of task folders (docs/evaluation.mdx), and the built-in suite.
  *
  * A task folder holds `task.json`, `docs/` (the docs repository's base tree), optionally
  * `code/base/` and `code/head/` (a code change) and `rubric.md` (the judge's criteria). A
@@ -89,7 +89,7 @@ async function loadTask(dir: string, trees: (json: TaskJson) => Promise<TaskTree
   };
 }
 
-/** A task folder of SPEC §18. */
+/** A task folder of docs/evaluation.mdx. */
 function folderTrees(dir: string) {
   return async (json: TaskJson): Promise<TaskTrees> => {
     const docs = path.join(dir, 'docs');

@@ -1,5 +1,5 @@
 /**
- * A task of `docwright eval` (SPEC §18): an instruction, the docs repository it applies to, an
+ * A task of `docwright eval` (docs/evaluation.mdx): an instruction, the docs repository it applies to, an
  * optional code change, what is expected (a patch or no change), and how the result is checked.
  * Tasks come from a suite folder (src/eval/suite.ts), the built-in suite or DogBench files
  * (src/eval/dogbench.ts); all of them end up as a `Task`, or as an `InvalidTask` that says which
@@ -117,7 +117,7 @@ const check = z
       });
   });
 
-/** task.json (SPEC §18); unknown fields are refused, so that a misspelt one is caught. */
+/** task.json (docs/evaluation.mdx); unknown fields are refused, so that a misspelt one is caught. */
 const taskJson = z
   .strictObject({
     id: z.string().regex(TASK_ID, 'must be letters, digits, ".", "_" or "-" (at most 100)'),

@@ -1,5 +1,5 @@
 /**
- * Reads a repository's code at one commit straight from its git objects (SPEC §16): a mirror of
+ * Reads a repository's code at one commit straight from its git objects (docs/code-context.mdx): a mirror of
  * the cache (mirror.ts) or a run's checkout, without touching any worktree — a sparse docs
  * checkout stays sparse. Trees are in the partial clone already; blobs are fetched on demand
  * from the promisor remote, a file at a time for a read and in batches for a search, so a job

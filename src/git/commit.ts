@@ -1,4 +1,4 @@
-/** A run's commit: exactly the files the agent changed, with the message of SPEC §8. */
+/** A run's commit: exactly the files the agent changed, with the message of docs/git.mdx. */
 import { rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { type Checkout, checkoutContext, RUN_TRAILER } from './checkout.ts';
@@ -66,7 +66,7 @@ export async function commitFiles(checkout: Checkout, options: CommitOptions): P
 }
 
 /**
- * The commit message of SPEC §8: title, blank line, summary, trailer (and, with `runId`, a
+ * The commit message of docs/git.mdx: title, blank line, summary, trailer (and, with `runId`, a
  * second trailer naming the run, which a retried attempt uses to recognise its predecessor's
  * push). Cleaned as `git commit` would (it is written with `commit-tree`, which takes it
  * verbatim): no trailing whitespace, no runs of blank lines, and a title of one line.

@@ -1,5 +1,5 @@
 /**
- * A context repository's code for one job (SPEC §16): its mirror in the cache (keyed by the
+ * A context repository's code for one job (docs/code-context.mdx): its mirror in the cache (keyed by the
  * project and the repository's URL, beside the project's own), fetched at one commit — a
  * change's head — or at the tip of a ref, with trees only; blobs come when the agent reads them
  * (code-reader.ts). A second job fetches only the commits and trees that changed since.

@@ -1,5 +1,5 @@
 /**
- * Credentials for git over HTTPS, carried in the environment only (SPEC §8): never in the
+ * Credentials for git over HTTPS, carried in the environment only (docs/git.mdx): never in the
  * remote URL, a command-line argument or a file in the checkout. git (2.31+) reads
  * `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_<n>`/`GIT_CONFIG_VALUE_<n>` as command-line-level
  * configuration, and its HTTP transport sends `http.<url>.extraheader` with every request to

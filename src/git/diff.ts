@@ -4,7 +4,7 @@ import type { Redact } from '../redact.ts';
 import { type Checkout, fetchIntoCheckout } from './checkout.ts';
 import { type GitOptions, git } from './git.ts';
 
-/** Largest diff kept for a run (SPEC §10): what is longer is cut, with a marker saying so. */
+/** Largest diff kept for a run (docs/dashboard.mdx): what is longer is cut, with a marker saying so. */
 export const DIFF_MAX_BYTES = 1024 * 1024;
 
 /** The unified diff of a run's commit against the job's base. */

@@ -1,5 +1,5 @@
 /**
- * Where docwright may push a job's head branch (SPEC §14): never to the job's base branch or the
+ * Where docwright may push a job's head branch (docs/api/mintlify-v1.mdx): never to the job's base branch or the
  * repository's default branch, and to a branch that already exists only when docwright created
  * it for a job of the same project (the job then continues it). Asked when a v1 job names its
  * branch, when a run checks out, and by the pusher itself, whoever made the job.

@@ -1,5 +1,5 @@
 /**
- * `POST /hooks/{projectId}/{name}` (SPEC §17, "Events in"): a code host's webhook for the
+ * `POST /hooks/{projectId}/{name}` (docs/automations.mdx, "Events in"): a code host's webhook for the
  * project's repository `name` (a context repository, or `docs`). This endpoint faces the
  * internet, so an unauthenticated request costs no more than a signature check: what the headers
  * alone condemn is refused before the body is read, the body is read raw and bounded

@@ -1,6 +1,6 @@
 /**
  * Whether a webhook delivery comes from the code host that knows the secret, by each host's own
- * scheme, over the raw body bytes and before anything is parsed or stored (SPEC §17, "Events in"):
+ * scheme, over the raw body bytes and before anything is parsed or stored (docs/automations.mdx, "Events in"):
  *
  * - GitHub: `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the body, keyed by the secret>`;
  * - GitLab: `X-Gitlab-Token: <the secret itself>` (it signs nothing);

@@ -1,4 +1,4 @@
-/** The head branches docwright created on each project's repository (SPEC §14). */
+/** The head branches docwright created on each project's repository (docs/api/mintlify-v1.mdx). */
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 

@@ -23,7 +23,7 @@ const repository = z
   .max(2_000);
 const sha = z.string().regex(SHA, 'must be a commit sha (7 to 64 hexadecimal characters)');
 
-/** One entry of a request's `changes` (SPEC §16): a pull request, a commit or a range. */
+/** One entry of a request's `changes` (docs/code-context.mdx): a pull request, a commit or a range. */
 export const changeInput = z.union(
   [
     z.strictObject({
@@ -64,7 +64,7 @@ export type ChangeRequest = { repository: string } & (
   | { kind: 'range'; base: string; head: string }
 );
 
-/** A resolved change as the AgentJob shows it (SPEC §16). */
+/** A resolved change as the AgentJob shows it (docs/code-context.mdx). */
 export const jobChangeSchema = z.object({
   repository: z
     .string()

@@ -3,7 +3,7 @@ import type { Transaction } from 'kysely';
 import { DocwrightError } from '../errors.ts';
 import type { Database } from '../store/schema.ts';
 
-/** How long a key remembers its response (SPEC §2). */
+/** How long a key remembers its response (docs/api/overview.mdx). */
 const RETENTION_MS = 24 * 3600 * 1000;
 
 /** A request that carried `Idempotency-Key`, identified by what it asked for. */

@@ -5,7 +5,7 @@ import { jobChangeSchema, parseJobChanges } from './changes.ts';
 export const JOB_STATUSES = ['active', 'completed', 'archived', 'failed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
-/** The job record of SPEC §2. Every field is always present; unknown values are null. */
+/** The job record of docs/api/overview.mdx. Every field is always present; unknown values are null. */
 export const agentJobSchema = z.object({
   id: z.string().meta({ description: '`job_` followed by a sortable unique id.' }),
   status: z.enum(JOB_STATUSES),

@@ -312,7 +312,7 @@ export function createJobService(options: JobServiceOptions) {
   }
 
   return {
-    /** Creates a job and queues its first run (SPEC §2). */
+    /** Creates a job and queues its first run (docs/api/overview.mdx). */
     async create(
       projectId: string,
       rawBody: unknown,
@@ -375,7 +375,7 @@ export function createJobService(options: JobServiceOptions) {
       });
     },
 
-    /** Queues a follow-up run on a finished job (SPEC §2 states). */
+    /** Queues a follow-up run on a finished job (docs/api/overview.mdx states). */
     async message(
       projectId: string,
       jobId: string,
@@ -535,7 +535,7 @@ export function createJobService(options: JobServiceOptions) {
       return project ? peekRateLimit(db, projectId, limitOf(project), now()) : undefined;
     },
 
-    /** Whether docwright created `branch` for a job of the project (SPEC §14: a v1 job may continue it). */
+    /** Whether docwright created `branch` for a job of the project (docs/api/mintlify-v1.mdx: a v1 job may continue it). */
     ownsBranch: (projectId: string, branch: string): Promise<boolean> =>
       isOwnHeadBranch(db, projectId, branch),
 

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 
-/** What the overview shows of a project (SPEC §10). */
+/** What the overview shows of a project (docs/dashboard.mdx). */
 export interface ProjectStats {
   /** Jobs active now. */
   active: number;

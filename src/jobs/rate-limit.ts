@@ -2,7 +2,7 @@ import { type Kysely, sql, type Transaction } from 'kysely';
 import { DocwrightError, type RateLimitState } from '../errors.ts';
 import type { Database } from '../store/schema.ts';
 
-/** The rolling window of SPEC §4. */
+/** The rolling window of docs/api/rate-limits.mdx. */
 export const RATE_LIMIT_WINDOW_SECONDS = 3600;
 const WINDOW_MS = RATE_LIMIT_WINDOW_SECONDS * 1000;
 

@@ -1,5 +1,5 @@
 /**
- * Model usage as it accrues (SPEC §2 `usage`, §7 budgets per job): every model turn adds its
+ * Model usage as it accrues (docs/api/overview.mdx `usage`, docs/agent.mdx budgets per job): every model turn adds its
  * tokens to the run, the job and the project's calendar month at once, so that a job that fails
  * or is cancelled still shows what it spent, a follow-up starts from what the job has used, and
  * the project's monthly budget sees every token.

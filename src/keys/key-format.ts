@@ -2,7 +2,7 @@ import { hash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 /**
- * Admin API key format (SPEC §3): `dwk_` + 32 random base62 characters + a
+ * Admin API key format (docs/api/authentication.mdx): `dwk_` + 32 random base62 characters + a
  * 6-character base62 CRC32 of the random part. The checksum lets secret
  * scanners and our own server reject typos and random strings offline,
  * without a database lookup.

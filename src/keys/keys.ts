@@ -3,6 +3,9 @@ import { DocwrightError } from '../errors.ts';
 import { newKeyId } from '../ids.ts';
 import type { Store } from '../store/database.ts';
 import type { ApiKeyRow } from '../store/schema.ts';
+
+export type { ApiKeyRow };
+
 import type { Signals } from '../store/signals.ts';
 import { KeyCache, type VerifiedKey } from './key-cache.ts';
 import { generateKey, hashKey, isWellFormedKey } from './key-format.ts';

@@ -1,5 +1,5 @@
 /**
- * The MCP server of SPEC §15: one project's docs jobs as tools for coding agents, built on the
+ * The MCP server of docs/mcp.mdx: one project's docs jobs as tools for coding agents, built on the
  * typed client (src/client), so it speaks to any docwright server over its HTTP API. Each
  * result is a one-line summary for people plus the JSON the API answered; an API error is a
  * tool error carrying the problem's message.
@@ -20,7 +20,7 @@ import { VERSION } from '../version.ts';
 export const DEFAULT_WAIT_SECONDS = 50;
 export const MAX_WAIT_SECONDS = 3600;
 /**
- * SPEC §2's default bound, checked here before anything is sent: the MCP server's own promise to
+ * docs/api/overview.mdx's default bound, checked here before anything is sent: the MCP server's own promise to
  * the agent calling it, whatever the server behind allows (`DOCWRIGHT_PROMPT_MAX_CHARS`).
  */
 export const MAX_PROMPT_CHARS = 100_000;

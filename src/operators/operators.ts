@@ -13,7 +13,7 @@ import {
 } from './passwords.ts';
 
 /**
- * Operator accounts: the people who sign in to the dashboard (SPEC §10). Identified by
+ * Operator accounts: the people who sign in to the dashboard (docs/dashboard.mdx). Identified by
  * e-mail address, case-insensitively (stored lower-cased); passwords hashed with scrypt.
  */
 

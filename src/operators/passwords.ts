@@ -6,7 +6,7 @@ import { DocwrightError } from '../errors.ts';
 import type { ScryptAnswer, ScryptRequest } from './scrypt-thread.ts';
 
 /**
- * Operator password hashes (SPEC §10: scrypt), stored as
+ * Operator password hashes (docs/dashboard.mdx: scrypt), stored as
  * `scrypt$N=131072,r=8,p=1$<salt>$<hash>` (salt and hash in unpadded base64url). The
  * parameters travel with each hash, so that raising them later leaves older hashes
  * verifiable; a hash whose parameters are not the current ones is re-hashed at the next

@@ -3,7 +3,7 @@ import type { Store } from '../store/database.ts';
 import { type OperatorView, operatorView } from './operators.ts';
 
 /**
- * Dashboard sign-in sessions (SPEC §10). The token goes to the browser (a cookie) once;
+ * Dashboard sign-in sessions (docs/dashboard.mdx). The token goes to the browser (a cookie) once;
  * the database keeps only its SHA-256, so a copy of the database signs nobody in.
  */
 
@@ -12,7 +12,7 @@ const tokenPattern = /^dws_[A-Za-z0-9_-]{43}$/;
 
 /** Default lifetime of a session. */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
-/** A session unused for this long ends, whatever its lifetime (SPEC §10: idle expiry 12 hours). */
+/** A session unused for this long ends, whatever its lifetime (docs/dashboard.mdx: idle expiry 12 hours). */
 export const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
 /** `last_seen_at` is written at most this often: a dashboard polls, and each write takes a lock. */
 const LAST_SEEN_RESOLUTION_MS = 60_000;

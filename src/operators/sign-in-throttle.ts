@@ -3,7 +3,7 @@ import type { Store } from '../store/database.ts';
 import { lockNamed } from '../store/dialect.ts';
 import type { Database } from '../store/schema.ts';
 
-/** SPEC §10: after 10 failed attempts for one e-mail, or from one address, within 15 minutes… */
+/** docs/dashboard.mdx: after 10 failed attempts for one e-mail, or from one address, within 15 minutes… */
 export const THROTTLE_MAX_FAILURES = 10;
 export const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
 

@@ -1,7 +1,7 @@
 /**
- * A project's context repositories (SPEC §16): the code repositories its agent reads, never
+ * A project's context repositories (docs/code-context.mdx): the code repositories its agent reads, never
  * writes. Each has the same URL rules, hosts and encrypted credentials as the project's own
- * repository (§6), and a webhook secret code hosts sign their events with (§17), sealed rather than
+ * repository (docs/configuration.mdx), and a webhook secret code hosts sign their events with (docs/automations.mdx), sealed rather than
  * hashed because checking a signature needs the secret itself.
  */
 import { randomBytes } from 'node:crypto';
@@ -55,7 +55,7 @@ export interface ContextRepositoryView {
   ref: string | null;
   /** Whether a token is stored (never the token). */
   hasToken: boolean;
-  /** Where the code host sends its webhooks (§17): `<base>/hooks/<projectId>/<name>`. */
+  /** Where the code host sends its webhooks (docs/automations.mdx): `<base>/hooks/<projectId>/<name>`. */
   webhookUrl: string;
   createdAt: string;
 }
@@ -92,7 +92,7 @@ export interface ContextRepositoryService {
   /** Every context repository of the project with its credentials decrypted, for the worker; never rendered. */
   accessFor(projectId: string): Promise<ContextRepositoryAccess[]>;
   /**
-   * The secret a code host signs webhooks to `/hooks/{projectId}/{name}` with (§17), `docs` being
+   * The secret a code host signs webhooks to `/hooks/{projectId}/{name}` with (docs/automations.mdx), `docs` being
    * the project's own repository; undefined when there is none.
    */
   webhookSecretFor(projectId: string, name: string): Promise<string | undefined>;
@@ -108,7 +108,7 @@ export interface ContextRepositoryService {
   ): Promise<DocsWebhookView & { webhookSecret: string }>;
 }
 
-/** The hook URL of the project's own repository (SPEC §17, `docs`). */
+/** The hook URL of the project's own repository (docs/automations.mdx, `docs`). */
 export interface DocsWebhookView {
   name: typeof DOCS_REPOSITORY_NAME;
   webhookUrl: string;

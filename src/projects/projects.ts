@@ -89,7 +89,7 @@ const settingsSchema = z.object({
   draft: z.boolean().default(false),
   /**
    * Comment on each source pull request a job documents with the docs pull request's link, or the
-   * agent's reason when no docs change was needed (SPEC §16).
+   * agent's reason when no docs change was needed (docs/code-context.mdx).
    */
   commentOnSource: z.boolean().default(false),
   labels: z.array(z.string()).default([]),

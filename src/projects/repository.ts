@@ -40,7 +40,7 @@ function isPrivateHost(hostname: string): boolean {
 }
 
 /**
- * Validates a project's `repository` (SPEC §6) and returns its normal form,
+ * Validates a project's `repository` (docs/configuration.mdx) and returns its normal form,
  * or a message saying what is wrong with it.
  */
 export function parseRepository(input: string, cwd = process.cwd()): ParsedRepository | { error: string } {
@@ -79,7 +79,7 @@ export function parseRepository(input: string, cwd = process.cwd()): ParsedRepos
 }
 
 /**
- * A repository and its host as a project or a context repository stores them (SPEC §6, §16):
+ * A repository and its host as a project or a context repository stores them (docs/configuration.mdx, docs/code-context.mdx):
  * the URL validated and normalised, the host detected or checked against it, a local repository
  * checked to exist. Throws `invalid-request` naming the field (`repository` or `host`).
  */

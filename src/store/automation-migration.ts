@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Migration } from 'kysely/migration';
 
 /**
- * Migration 0011 (SPEC §17): automations and their runs, the run keys that make a run exactly
+ * Migration 0011 (docs/automations.mdx): automations and their runs, the run keys that make a run exactly
  * once per (automation, change) and per (automation, scheduled time) across processes, verified
  * webhook deliveries (unique per project, name and delivery id, so that a redelivery stores
  * nothing) and the polling fallback's cursors. Everything goes with its project.

@@ -1,5 +1,5 @@
 /**
- * The tables of automations (SPEC §17; migration 0011): automations, their runs, the keys that
+ * The tables of automations (docs/automations.mdx; migration 0011): automations, their runs, the keys that
  * make a run exactly once, the verified webhook deliveries waiting to be processed, and the
  * polling fallback's cursors.
  */

@@ -134,7 +134,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     },
     '0002_operators': {
       async up(db) {
-        // Dashboard accounts (SPEC §10). `email` is stored lower-cased, so the plain
+        // Dashboard accounts (docs/dashboard.mdx). `email` is stored lower-cased, so the plain
         // unique constraint makes it unique regardless of case in both dialects.
         await db.schema
           .createTable('operators')
@@ -162,7 +162,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     },
     '0003_webhooks': {
       async up(db) {
-        // Webhooks (SPEC §13): endpoints, the messages job changes write, and their deliveries.
+        // Webhooks (docs/webhooks.mdx): endpoints, the messages job changes write, and their deliveries.
         await db.schema
           .createTable('webhook_endpoints')
           .addColumn('id', 'text', (c) => c.primaryKey())
@@ -254,7 +254,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     },
     '0004_dashboard': {
       async up(db) {
-        // Sign-in attempts that failed or are still being checked (SPEC §10 throttling). Kept in
+        // Sign-in attempts that failed or are still being checked (docs/dashboard.mdx throttling). Kept in
         // the database so that every API process counts the same attempts.
         await withAutoIncrementId(dialect, db.schema.createTable('sign_in_attempts'))
           .addColumn('email', 'text', (c) => c.notNull())
@@ -307,7 +307,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     },
     '0005_usage': {
       async up(db) {
-        // What each run has spent so far, written as the model answers (SPEC §7: budgets per job,
+        // What each run has spent so far, written as the model answers (docs/agent.mdx: budgets per job,
         // usage that accrues): model turns and tokens.
         for (const column of ['steps', 'input_tokens', 'output_tokens']) {
           await db.schema
@@ -388,8 +388,8 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     },
     '0009_context_repositories': {
       async up(db) {
-        // The code repositories a project's agent may read (SPEC §16). Credentials and the webhook
-        // secret are sealed with the project SecretBox: the secret must be recoverable, since §17
+        // The code repositories a project's agent may read (docs/code-context.mdx). Credentials and the webhook
+        // secret are sealed with the project SecretBox: the secret must be recoverable, since docs/automations.mdx
         // checks each code host's signature with it.
         await db.schema
           .createTable('context_repositories')
@@ -420,7 +420,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0011_automations': automationsMigration,
     '0012_docs_webhook_secret': {
       async up(db) {
-        // The secret code hosts sign webhooks to `/hooks/{projectId}/docs` with (SPEC §17), sealed
+        // The secret code hosts sign webhooks to `/hooks/{projectId}/docs` with (docs/automations.mdx), sealed
         // like a context repository's; null until one is made (`docwright project hook-secret`).
         await db.schema.alterTable('projects').addColumn('docs_webhook_secret', 'text').execute();
       },

@@ -30,7 +30,7 @@ export interface Database extends AutomationTables {
   context_repositories: ContextRepositoryTable;
 }
 
-/** A code repository a project's agent reads, never writes (SPEC §16). */
+/** A code repository a project's agent reads, never writes (docs/code-context.mdx). */
 export interface ContextRepositoryTable {
   project_id: string;
   /** A slug, unique in the project; `docs` is reserved for the project's own repository. */
@@ -43,7 +43,7 @@ export interface ContextRepositoryTable {
   ref: string | null;
   /** JSON mapping each credential's name to its value sealed with the project SecretBox, or null. */
   secrets: string | null;
-  /** The secret code hosts sign their webhooks with (§17), sealed with the project SecretBox. */
+  /** The secret code hosts sign their webhooks with (docs/automations.mdx), sealed with the project SecretBox. */
   webhook_secret: string;
   created_at: string;
 }
@@ -51,7 +51,7 @@ export type ContextRepositoryRow = Selectable<ContextRepositoryTable>;
 
 /**
  * A head branch docwright created on a project's repository, recorded when it pushed it: the
- * only existing branches a job may continue (SPEC §14; src/git/head-branch.ts).
+ * only existing branches a job may continue (docs/api/mintlify-v1.mdx; src/git/head-branch.ts).
  */
 export interface HeadBranchTable {
   project_id: string;
@@ -101,7 +101,7 @@ export interface ProjectTable {
   settings: string;
   /** Encrypted JSON of the credentials; null when there are none. */
   secrets: string | null;
-  /** The sealed secret of webhooks to `/hooks/{id}/docs` (SPEC §17); null until one is made. */
+  /** The sealed secret of webhooks to `/hooks/{id}/docs` (docs/automations.mdx); null until one is made. */
   docs_webhook_secret: string | null;
   created_at: string;
   updated_at: string;
@@ -206,7 +206,7 @@ export interface RateLimitCountTable {
   uses: number;
 }
 
-/** A dashboard account (SPEC §10). */
+/** A dashboard account (docs/dashboard.mdx). */
 export interface OperatorTable {
   id: string;
   /** Lower-cased; unique. */
@@ -231,7 +231,7 @@ export interface SessionTable {
   last_seen_at: string;
 }
 
-/** Where a project's job events are POSTed (SPEC §13). */
+/** Where a project's job events are POSTed (docs/webhooks.mdx). */
 export interface WebhookEndpointTable {
   id: string;
   project_id: string;
@@ -294,7 +294,7 @@ export interface WebhookAttemptTable {
   duration_ms: number;
 }
 
-/** A sign-in attempt that failed or is being checked (throttling, SPEC §10). */
+/** A sign-in attempt that failed or is being checked (throttling, docs/dashboard.mdx). */
 export interface SignInAttemptTable {
   id: Generated<number>;
   /** Lower-cased, as typed (the account need not exist). */
@@ -312,7 +312,7 @@ export interface SignInLinkTable {
   expires_at: string;
 }
 
-/** A run's commit as a unified diff against the job's base (SPEC §10 Diff). */
+/** A run's commit as a unified diff against the job's base (docs/dashboard.mdx Diff). */
 export interface RunDiffTable {
   run_id: string;
   job_id: string;

@@ -1,5 +1,5 @@
 /**
- * The egress guard of SPEC §13: a webhook may only reach public unicast addresses, unless
+ * The egress guard of docs/webhooks.mdx: a webhook may only reach public unicast addresses, unless
  * `DOCWRIGHT_WEBHOOK_ALLOW_PRIVATE=1`. The check runs on the address the connection is made
  * to, inside the socket's own DNS lookup, so a name that resolves to a public address when an
  * endpoint is saved and to a private one later (DNS rebinding) is still refused. Which addresses

@@ -1,6 +1,6 @@
 /**
  * Writes a webhook message, and one delivery per subscribed endpoint, inside the transaction
- * of the job change it reports (SPEC §13): the change and its notification commit together or
+ * of the job change it reports (docs/webhooks.mdx): the change and its notification commit together or
  * not at all, and the dispatcher sends what committed.
  */
 import type { Kysely } from 'kysely';

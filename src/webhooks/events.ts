@@ -1,4 +1,4 @@
-/** The event types a webhook endpoint can subscribe to (SPEC §13). */
+/** The event types a webhook endpoint can subscribe to (docs/webhooks.mdx). */
 export const WEBHOOK_EVENT_TYPES = ['job.created', 'job.completed', 'job.failed', 'job.archived'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

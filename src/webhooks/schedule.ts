@@ -1,5 +1,5 @@
 /**
- * When a failed delivery is tried again (SPEC §13): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and
+ * When a failed delivery is tried again (docs/webhooks.mdx): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and
  * 10 h after the attempts before, each with jitter so that endpoints that failed together are
  * not retried together, never sooner than the receiver's `Retry-After`; then it has failed.
  */

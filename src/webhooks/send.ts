@@ -19,7 +19,7 @@ export interface WebhookAnswer {
 }
 
 export interface SendOptions {
-  /** The whole exchange, connection to last byte read (SPEC §13: 15 s). */
+  /** The whole exchange, connection to last byte read (docs/webhooks.mdx: 15 s). */
   timeoutMs: number;
   /** Skip the egress guard (`DOCWRIGHT_WEBHOOK_ALLOW_PRIVATE=1`). */
   allowPrivate: boolean;

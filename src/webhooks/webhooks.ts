@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints and their delivery history (SPEC §13): what the CLI and the dashboard's
+ * Webhook endpoints and their delivery history (docs/webhooks.mdx): what the CLI and the dashboard's
  * project settings use. Secrets are shown once, at creation, and stored sealed.
  */
 import { z } from 'zod';

@@ -11,6 +11,7 @@ import { readPullRequestTemplate } from '../git/pull-request-template.ts';
 import { pushBranch } from '../git/push.ts';
 import { isOwnHeadBranch, recordHeadBranch } from '../jobs/branches.ts';
 import { DOCS_REPOSITORY } from '../jobs/changes.ts';
+import { headBranch } from '../projects/head-branch.ts';
 import { confidentialValues, type ProjectSettings } from '../projects/projects.ts';
 import { createRedactor, redactDeep } from '../redact.ts';
 import { jobChanges, resolveChanges } from './change-resolution.ts';
@@ -21,10 +22,6 @@ import { processRunDirectory } from './run-directories.ts';
 import type { Runner, RunOutcome } from './runner.ts';
 import { commentOnSources } from './source-comments.ts';
 import { SpareAgentProcess } from './spare-agent.ts';
-
-/** The head branch of a job: the project's prefix and the job id's last eight characters. */
-export const headBranch = (settings: Pick<ProjectSettings, 'branchPrefix'>, jobId: string): string =>
-  `${settings.branchPrefix}${jobId.slice(-8)}`;
 
 const failed = (code: string, message: string): RunOutcome => ({
   status: 'failed',

@@ -1,5 +1,5 @@
 /**
- * The background work of automations in a server process (SPEC §17): stored webhook deliveries
+ * The background work of automations in a server process (docs/automations.mdx): stored webhook deliveries
  * processed (woken by the hook endpoint after each store; those left by a crash are picked up at
  * start), schedules checked when due, repositories polled every `DOCWRIGHT_AUTOMATION_POLL_SECONDS`,
  * and runs whose job a stopped process never created started. Any number of processes may run

@@ -1,5 +1,5 @@
-import type { Logger } from '../logger.ts';
 import { isReadOnlyDatabase } from '../database-errors.ts';
+import type { Logger } from '../logger.ts';
 
 /**
  * Exponential backoff for a task that keeps failing the same way (a database that refuses writes):

@@ -1,5 +1,5 @@
 /**
- * Code reads of the agent's process, answered by its parent (SPEC §16): the child holds no git
+ * Code reads of the agent's process, answered by its parent (docs/code-context.mdx): the child holds no git
  * credential and no mirror, so each `list`/`read`/`search` of its CodeReader goes to the parent
  * as a request with an id, and comes back as a reply with the same id. Replies are bounded by
  * the parent's reader (a listing of 1,000 paths, one file of `maxFileBytes`, 200 matching lines);

@@ -1,5 +1,5 @@
 /**
- * The body of a run's pull request (SPEC §8, docs/code-context.mdx): the agent's
+ * The body of a run's pull request (docs/git.mdx, docs/code-context.mdx): the agent's
  * summary, a link to each code change the job documents, the instruction and the job id —
  * shaped by the docs repository's pull request template when it has one.
  */

@@ -1,5 +1,5 @@
 /**
- * The code a run reads (SPEC §16): the project's own repository outside `docsDir`, from the run's
+ * The code a run reads (docs/code-context.mdx): the project's own repository outside `docsDir`, from the run's
  * checkout's objects at its base commit (the checkout stays sparse), and each context repository
  * from its mirror, at the head of the job's change of it or else at its ref.
  *

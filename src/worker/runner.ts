@@ -22,7 +22,7 @@ export interface RunnableRun {
   /** 1 on the first claim; more after a worker was lost. */
   attempt: number;
   history: RunHistoryEntry[];
-  /** What the job spent before this attempt (its budgets are per job: SPEC §7). */
+  /** What the job spent before this attempt (its budgets are per job: docs/agent.mdx). */
   spent: JobSpending;
   /** The code changes the run documents, as requested; the runner resolves them before the model starts. */
   changes: ChangeRequest[];

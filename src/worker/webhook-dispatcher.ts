@@ -1,5 +1,5 @@
 /**
- * Sends webhook deliveries (SPEC §13). One per worker process, started next to the Worker by
+ * Sends webhook deliveries (docs/webhooks.mdx). One per worker process, started next to the Worker by
  * `docwright serve` and `docwright worker`; any number share a database. It claims due
  * deliveries with a lease that heartbeats renew, POSTs them signed, and records each attempt:
  * a 2xx ends the delivery, a 410 disables the endpoint, anything else is retried on the
@@ -44,7 +44,7 @@ export interface WebhookDispatcherOptions {
   leaseMs?: number;
   /** How often due deliveries are looked for without a wake-up (default 1 s). */
   pollMs?: number;
-  /** Time limit of one POST (SPEC §13: 15 s). */
+  /** Time limit of one POST (docs/webhooks.mdx: 15 s). */
   timeoutMs?: number;
   /** Names this dispatcher in leases and logs (default host-pid-random). */
   id?: string;

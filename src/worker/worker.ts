@@ -59,7 +59,7 @@ const leaseKey = (run: JobRunRow) => `${run.id}#${run.attempts}`;
 
 /**
  * Claims queued runs and executes them with the runner, holding a lease that
- * heartbeats renew (SPEC §9). One per process; any number share a database.
+ * heartbeats renew (docs/worker.mdx). One per process; any number share a database.
  */
 export class Worker {
   readonly id: string;

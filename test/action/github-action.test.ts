@@ -1,4 +1,4 @@
-// The GitHub Action (action.yml, SPEC §15): its step script run the way the runner runs it —
+// The GitHub Action (action.yml, docs/github-action.mdx): its step script run the way the runner runs it —
 // inputs as INPUT_* variables, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files — against a
 // `docwright serve` process on the scripted model.
 import assert from 'node:assert/strict';
@@ -121,7 +121,7 @@ describe('GitHub Action step script', () => {
     if (tmp) rmSync(tmp, { recursive: true, force: true });
   });
 
-  test('action.yml is a composite action with the inputs and outputs of SPEC §15, each input passed as INPUT_*', () => {
+  test('action.yml is a composite action with the inputs and outputs of docs/github-action.mdx, each input passed as INPUT_*', () => {
     assert.equal(action.runs.using, 'composite');
     assert.deepEqual(Object.keys(action.inputs), ['url', 'api-key', 'project', 'prompt', 'ref', 'wait']);
     assert.deepEqual(Object.keys(action.outputs), ['job-id', 'status', 'pr-link']);

@@ -127,7 +127,7 @@ describe('the docs agent, driven by a scripted OpenAI-compatible server', () => 
       validation.map((e) => e.data.ok),
       [true],
     );
-    // What the model was told: the tools of SPEC §7 and the site map.
+    // What the model was told: the tools of docs/agent.mdx and the site map.
     const first = server.requests.at(-4)!.body;
     assert.deepEqual(
       first.tools.map((t: { function: { name: string } }) => t.function.name),

@@ -1,4 +1,4 @@
-// The agent's view of code (SPEC §16): the project's own repository outside docsDir at its real
+// The agent's view of code (docs/code-context.mdx): the project's own repository outside docsDir at its real
 // paths and each context repository under _context/<name>/, read-only, through the same
 // list_files/read_file/search tools; read_change; and the change brief in the system prompt,
 // fenced as data. The code is served by the worker's real git code reader over real (local,

@@ -1,5 +1,5 @@
 /**
- * edit_file's tolerance of the slips weaker models make (SPEC §18, "Edit robustness"): one test
+ * edit_file's tolerance of the slips weaker models make (docs/evaluation.mdx, "Edit robustness"): one test
  * per tolerance, one per refusal. Each runs the real tool on a real workspace; the file on disk
  * is the proof.
  */

@@ -66,7 +66,7 @@ function tool(name: string) {
 }
 
 describe('the tool set', () => {
-  test('exactly the nine tools of SPEC §7 and §16, in order, with their parameters', () => {
+  test('exactly the nine tools of docs/agent.mdx and docs/code-context.mdx, in order, with their parameters', () => {
     const shape = (name: string) => {
       const schema = tool(name).parameters as unknown as z.ZodObject;
       return Object.keys(schema.shape);

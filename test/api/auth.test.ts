@@ -45,7 +45,7 @@ describe('key format', () => {
   });
 });
 
-describe('authentication matrix (SPEC §3)', () => {
+describe('authentication matrix (docs/api/authentication.mdx)', () => {
   let t: TestApp;
   let now = new Date('2026-01-01T00:00:00.000Z');
   let a: SeededProject;

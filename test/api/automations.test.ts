@@ -1,4 +1,4 @@
-// The automations API (SPEC §17) over HTTP on both databases: same keys and errors as the job
+// The automations API (docs/automations.mdx) over HTTP on both databases: same keys and errors as the job
 // API; lists newest first; trigger → 202 with the run and its job (and the rate-limit headers);
 // Mintlify's workflow trigger; everything described in /openapi.json.
 import assert from 'node:assert/strict';

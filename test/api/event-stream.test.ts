@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { openEventStreamCount } from '../../src/api/event-stream.ts';
 import type { StreamLimits } from '../../src/config.ts';
+import { openEventStreamCount } from '../../src/http/event-stream.ts';
 import { appendEvents, jobEventJson, toJobEvent } from '../../src/jobs/events.ts';
 import { bearer, type SeededProject, seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
 

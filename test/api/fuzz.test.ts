@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import { PROBLEM_CONTENT_TYPE, type Problem } from '../../src/api/problem.ts';
+import { PROBLEM_CONTENT_TYPE, type Problem } from '../../src/http/problem.ts';
 import { isJobId } from '../../src/ids.ts';
 import { JOB_STATUSES } from '../../src/jobs/job.ts';
 import { createJobBody } from '../../src/jobs/requests.ts';
@@ -10,7 +10,7 @@ import { checksum } from '../../src/keys/key-format.ts';
 import { type SeededProject, seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
 
 /**
- * Robustness of the HTTP API (SPEC §2, §3, §5): thousands of generated
+ * Robustness of the HTTP API (docs/api/overview.mdx, docs/api/authentication.mdx, docs/api/errors.mdx): thousands of generated
  * malformed requests, written byte by byte onto raw TCP sockets, each get a
  * 4xx problem+json answer, and the server stays healthy afterwards.
  *
@@ -156,7 +156,7 @@ function describeRequest(request: RawRequest): string {
   return `${request.method} ${request.target.slice(0, 200)}${version}${request.noHost ? ' (no Host)' : ''} [${headers}]${body}`;
 }
 
-/** SPEC §5: a 4xx application/problem+json with every field, `status` equal to the HTTP status. */
+/** docs/api/errors.mdx: a 4xx application/problem+json with every field, `status` equal to the HTTP status. */
 function assertClientProblem(response: RawResponse, label: string, secrets: string[]): Problem {
   assert.ok(response.status >= 400 && response.status < 500, `status ${response.status} for ${label}`);
   assert.deepEqual(response.headers['content-type'], [PROBLEM_CONTENT_TYPE], `content-type for ${label}`);
@@ -791,7 +791,7 @@ describe('fuzzed malformed requests', () => {
       body: Buffer.from(JSON.stringify({ prompt: 'still working' })),
     });
     assert.equal(create.status, 201);
-    // Nothing but the two valid creates made a job or used the rate limit (SPEC §4).
+    // Nothing but the two valid creates made a job or used the rate limit (docs/api/rate-limits.mdx).
     assert.match(create.headers.ratelimit?.[0] ?? '', /r=98;/);
     assert.equal(await jobCount(), 2);
   });

@@ -1,4 +1,4 @@
-// Project isolation (SPEC §3): a key of project A, on A's own paths, reaches none of project B's
+// Project isolation (docs/api/authentication.mdx): a key of project A, on A's own paths, reaches none of project B's
 // jobs through any job route — v2 get (cold and from the poll cache), list, events as JSON and
 // as a stream, diff, archive, message and retry, and v1 get and list. Each route is first shown
 // to answer B's job to B's key, so that A's 404 is the isolation and not some other refusal.

@@ -189,7 +189,7 @@ describe('job API', () => {
     }
   });
 
-  test('states: archive is idempotent, follow-ups obey SPEC §2', async () => {
+  test('states: archive is idempotent, follow-ups obey docs/api/overview.mdx', async () => {
     const job = (await create({ prompt: 'first' })).json();
 
     const busy = await post(`/job/${job.id}/message`, { prompt: 'more' });

@@ -39,7 +39,7 @@ function assertExactlyOneRejected(results: Awaited<ReturnType<typeof createMany>
   );
 }
 
-describe('rate limit (SPEC §4)', () => {
+describe('rate limit (docs/api/rate-limits.mdx)', () => {
   let t: TestApp;
   let now = new Date('2026-03-01T12:00:00.000Z');
   before(async () => {

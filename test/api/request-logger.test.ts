@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
-import { RequestLogger } from '../../src/api/request-logger.ts';
+import { RequestLogger } from '../../src/http/request-logger.ts';
 import { createLogger, type Logger } from '../../src/logger.ts';
 
 /** A logger at `level` whose lines land in the returned array, and how many children it made. */

@@ -1,4 +1,4 @@
-// Firing automations on both databases (SPEC §17): schedules driven by an injected clock (a
+// Firing automations on both databases (docs/automations.mdx): schedules driven by an injected clock (a
 // clock jump fires once, a time missed by over an hour is skipped `missed`, a batch without
 // changes is `no-changes-needed`); a change found by poll and then by webhook runs once; two
 // processes sharing one database and receiving the same change make one run; the rate limit
@@ -8,12 +8,12 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { buildServer } from '../../src/api/server.ts';
 import { type App, openApp } from '../../src/app.ts';
 import type { ContextRepositories } from '../../src/automations/repositories.ts';
 import { recordRun } from '../../src/automations/run-store.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
+import { buildServer } from '../../src/server.ts';
 import { AutomationLoop } from '../../src/worker/automation-loop.ts';
 import { seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
 import { createTestDatabase } from '../helpers/database.ts';

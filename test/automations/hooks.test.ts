@@ -1,4 +1,4 @@
-// Inbound code-host webhooks end to end over real HTTP on both databases (SPEC §17): a signed
+// Inbound code-host webhooks end to end over real HTTP on both databases (docs/automations.mdx): a signed
 // merge event of each host becomes exactly one run and one job carrying the change; the same
 // delivery again creates nothing; a bad signature gets 401 and stores nothing; own and filtered
 // changes are recorded skipped with their reason.

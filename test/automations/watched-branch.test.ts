@@ -1,4 +1,4 @@
-// The watched branch of a repository (SPEC §17): its `ref`, else the default branch its host
+// The watched branch of a repository (docs/automations.mdx): its `ref`, else the default branch its host
 // reports, asked once per repository for DEFAULT_BRANCH_TTL_MS; a failed answer is not remembered.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

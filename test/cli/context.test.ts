@@ -1,4 +1,4 @@
-// `docwright context add|list|remove` (SPEC §16) as a user runs them (real CLI processes on the
+// `docwright context add|list|remove` (docs/code-context.mdx) as a user runs them (real CLI processes on the
 // test database), and `project create|update --comment-on-source`.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';

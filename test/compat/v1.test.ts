@@ -1,4 +1,4 @@
-// Mintlify's v1 agent API (SPEC §14) as its published clients use it, against a `docwright
+// Mintlify's v1 agent API (docs/api/mintlify-v1.mdx) as its published clients use it, against a `docwright
 // serve` process on the scripted model, pushing to a smart-HTTP git server with the GitHub API
 // double: a GitHub-script-style create that prints the stream line by line, an n8n-style create
 // that reads only the X-Session-Id header and hangs up, and get/list in the v1 shapes.

@@ -1,4 +1,4 @@
-// The Automations pages (SPEC §17 on the dashboard) in real Chromium on both databases: a preset
+// The Automations pages (docs/automations.mdx on the dashboard) in real Chromium on both databases: a preset
 // fills the `New automation` form, creating it lands on its page; the list shows the last outcome
 // with its reason; `Run now` starts a run with a job link; disable and enable; a bad cron is shown
 // on the form; axe finds no serious violation.

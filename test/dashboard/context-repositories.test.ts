@@ -1,4 +1,4 @@
-// The settings page's "Context repositories" section (SPEC §16) in real Chromium: added through
+// The settings page's "Context repositories" section (docs/code-context.mdx) in real Chromium: added through
 // its form with the webhook URL and secret shown once, refusals shown on the form with what was
 // typed, removed; and the project option commentOnSource saved from its checkbox.
 import assert from 'node:assert/strict';

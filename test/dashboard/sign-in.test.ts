@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { buildServer } from '../../src/api/server.ts';
 import { openApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
+import { buildServer } from '../../src/server.ts';
 import { seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
 import { createOperator, launchBrowser, PASSWORD } from './browser.ts';
 

@@ -1,4 +1,4 @@
-// The Webhooks page (SPEC §13 on the dashboard): endpoints added, disabled, enabled and deleted
+// The Webhooks page (docs/webhooks.mdx on the dashboard): endpoints added, disabled, enabled and deleted
 // through its forms in real Chromium, the secret shown once, and real deliveries — a job run by
 // the worker, sent by the dispatcher to a receiver on loopback — listed and re-sent from it.
 import assert from 'node:assert/strict';
@@ -87,7 +87,7 @@ describe('webhooks page: endpoints, the secret shown once, deliveries and re-sen
     await page.getByRole('link', { name: 'Manage webhooks and deliveries' }).click();
     await page.waitForURL((url) => url.pathname === hooksPage());
     assert.equal(await page.getByLabel('Signing secret').count(), 0);
-    // The §13 default: the three ways a job ends.
+    // The docs/webhooks.mdx default: the three ways a job ends.
     for (const [type, checked] of [
       ['job.created', false],
       ['job.completed', true],

@@ -51,7 +51,7 @@ const BASE = {
   'api/list.mdx': '# List\n',
 };
 
-describe('the checks of SPEC §18', () => {
+describe('the checks of docs/evaluation.mdx', () => {
   test('changed / unchanged: any file, or the files a path or glob names', async () => {
     const r = await result(BASE, { 'api/get.mdx': '# Get a link\n' }, '# Get a link');
     assert.equal(await passed({ type: 'changed' }, r), true);

@@ -201,7 +201,7 @@ describe('docwright eval, a real process against the scripted model', () => {
     runCli(['eval', ...args], { ...env, ...extra }, '', { timeoutMs: 120_000 });
   const leftovers = () => readdirSync(tmp).filter((name) => name !== 'node-compile-cache');
 
-  test('--json: one document as §18 gives it; each task scored by its rule; the invalid task named and the others run; exit 1', async () => {
+  test('--json: one document as docs/evaluation.mdx gives it; each task scored by its rule; the invalid task named and the others run; exit 1', async () => {
     const run = await eval_([
       suite,
       '--model',

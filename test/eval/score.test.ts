@@ -14,7 +14,7 @@ const ded = (priority: JudgedCheck['priority'], passed: boolean, points?: number
   ...(points !== undefined && { points }),
 });
 
-describe('taskScore: the scoring rule of SPEC §18, clause by clause', () => {
+describe('taskScore: the scoring rule of docs/evaluation.mdx, clause by clause', () => {
   test('requirement points by priority: P0 3, P1 2, P2 1, passed over possible × 100', () => {
     // Of P0 (3) + P1 (2) + P2 (1) = 6 possible points: 5, 4, 3 passed.
     assert.equal(taskScore('patch', 'patch', [req('P0', true), req('P1', true), req('P2', false)]), 83.3);

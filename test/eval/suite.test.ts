@@ -42,7 +42,7 @@ const errorOf = (task: Task | InvalidTask | undefined): string => {
 };
 
 describe('a suite folder: each malformed task is invalid, naming its file and the problem; the others load', () => {
-  test('task.json missing, not JSON, or not the §18 shape', async () => {
+  test('task.json missing, not JSON, or not the docs/evaluation.mdx shape', async () => {
     const tasks = await load({
       missing: { ...docs },
       'not-json': { 'task.json': '{"id": "x",', ...docs },

@@ -1,4 +1,4 @@
-// Reading code from the mirror cache (SPEC §16): a context repository's mirror fetched at a
+// Reading code from the mirror cache (docs/code-context.mdx): a context repository's mirror fetched at a
 // commit or ref with trees only, blobs fetched lazily as they are read or searched, a second job
 // fetching only what changed, a sparse docs checkout that stays sparse while its code is read,
 // and every answer bounded. Real git over HTTP on loopback, with credentials in the environment.

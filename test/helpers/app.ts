@@ -2,11 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { buildServer } from '../../src/api/server.ts';
 import { type App, openApp } from '../../src/app.ts';
 import type { ContextRepositories } from '../../src/automations/repositories.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
+import { buildServer } from '../../src/server.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { temporaryDirectory } from './temp.ts';
 

@@ -1,4 +1,4 @@
-// The record of head branches docwright created (SPEC §14): kept per project, and filled by the
+// The record of head branches docwright created (docs/api/mintlify-v1.mdx): kept per project, and filled by the
 // migration that introduced it from the pushes made before, so that the jobs of an upgraded
 // database continue their own branches.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// `docwright mcp` (SPEC §15) as a coding agent uses it: the MCP SDK's own client starts the
+// `docwright mcp` (docs/mcp.mdx) as a coding agent uses it: the MCP SDK's own client starts the
 // server as a stdio process, which talks over HTTP to a `docwright serve` process whose agent
 // runs on the scripted model against a local repository.
 import assert from 'node:assert/strict';
@@ -85,7 +85,7 @@ describe('docwright mcp through the MCP SDK client', () => {
     if (repo) rmSync(repo, { recursive: true, force: true });
   });
 
-  test('offers exactly the five tools of SPEC §15 with their parameters', async () => {
+  test('offers exactly the five tools of docs/mcp.mdx with their parameters', async () => {
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
     assert.deepEqual(Object.keys(byName).sort(), [
@@ -265,7 +265,7 @@ describe('docwright mcp through the MCP SDK client', () => {
     });
   });
 
-  // The server URL has a default (the local server, SPEC §11 / issue 11); the key has none.
+  // The server URL has a default (the local server, docs/cli.mdx / issue 11); the key has none.
   test('without an API key the command says what to set and exits 2', async () => {
     const result = await runCli(['mcp'], { DOCWRIGHT_PROJECT: projectId });
     assert.equal(result.code, 2);

@@ -1,4 +1,4 @@
-// The npm package as a user gets it (SPEC §1): `npm pack` (which builds dist/ through `prepack`),
+// The npm package as a user gets it (docs/operations.mdx): `npm pack` (which builds dist/ through `prepack`),
 // `npm install -g` into a temporary prefix, then the installed `docwright` run from empty
 // directories with no TypeScript anywhere near it: --version, serve, project and key commands, a
 // real job through the whole pipeline (worker, agent, git) against the scripted OpenAI-compatible

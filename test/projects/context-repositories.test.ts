@@ -1,4 +1,4 @@
-// A project's context repositories (SPEC §16): validated like a project's repository, at most 10,
+// A project's context repositories (docs/code-context.mdx): validated like a project's repository, at most 10,
 // names unique in the project and `docs` reserved; the token and the webhook secret sealed at rest
 // and opened again only for the worker and the webhook check; removed with their project.
 import assert from 'node:assert/strict';
@@ -63,7 +63,7 @@ describe('context repositories', () => {
     assert.ok(!shown.includes('ghp_contextsecret123') && !shown.includes(added.webhookSecret));
   });
 
-  test('the token and the webhook secret are sealed at rest and open again for the worker and §17', async () => {
+  test('the token and the webhook secret are sealed at rest and open again for the worker and docs/automations.mdx', async () => {
     const { projectId } = await seedProject(t.app);
     const added = await t.app.contextRepositories.add(projectId, {
       name: 'code',

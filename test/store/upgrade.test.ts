@@ -1,4 +1,4 @@
-// Upgrades (SPEC §1): a database written by an older docwright is migrated forward at start and
+// Upgrades (docs/operations.mdx): a database written by an older docwright is migrated forward at start and
 // served as before; one migrated by a newer docwright is refused, naming both versions, with
 // nothing in it changed. Real `docwright` processes against SQLite files and PostgreSQL schemas.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The egress guard (SPEC §13): a webhook reaches public addresses only, judged on the address the
+// The egress guard (docs/webhooks.mdx): a webhook reaches public addresses only, judged on the address the
 // connection is actually made to. Which addresses are public: test/public-address.test.ts.
 import assert from 'node:assert/strict';
 import { lookup } from 'node:dns/promises';

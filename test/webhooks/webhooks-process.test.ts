@@ -1,4 +1,4 @@
-// Webhooks through real processes (SPEC §13): endpoints made with the CLI, jobs run by a
+// Webhooks through real processes (docs/webhooks.mdx): endpoints made with the CLI, jobs run by a
 // `docwright serve` process on the scripted model, deliveries POSTed over loopback HTTP to a
 // receiver that verifies them with the `standardwebhooks` reference library — plus the egress
 // guard in a process without the override, and at-least-once across a SIGKILLed worker.

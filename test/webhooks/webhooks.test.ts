@@ -1,4 +1,4 @@
-// Webhooks in process (SPEC §13): endpoints and their secrets, messages written with the job
+// Webhooks in process (docs/webhooks.mdx): endpoints and their secrets, messages written with the job
 // change they report, and the dispatcher against a receiver on loopback — signatures checked
 // with the `standardwebhooks` reference library, the retry schedule walked on a test clock.
 import assert from 'node:assert/strict';

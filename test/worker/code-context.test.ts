@@ -1,4 +1,4 @@
-// A run reads the code it documents (SPEC §16), end to end on the configured database: the
+// A run reads the code it documents (docs/code-context.mdx), end to end on the configured database: the
 // worker fetches a context repository into its mirror at the change's head, the agent's own
 // process reads the project's code outside docsDir and the context repository's code through
 // IPC, sees the change's brief and diff, has its writes to the code refused, and the job

@@ -31,7 +31,7 @@ const RECLAIMED = [
   'job.completed',
 ];
 
-describe(`worker crash on ${testDialect} (SPEC §9)`, () => {
+describe(`worker crash on ${testDialect} (docs/worker.mdx)`, () => {
   let t: TestApp;
   let p: SeededProject;
   let logDir: string;

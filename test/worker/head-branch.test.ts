@@ -1,4 +1,4 @@
-// SPEC §14's head-branch rule holds in the run itself, for a job made without the API's check
+// docs/api/mintlify-v1.mdx's head-branch rule holds in the run itself, for a job made without the API's check
 // (an older client, a bug, a direct call): a job whose head branch is the base branch, the
 // repository's default branch or a branch docwright did not create fails before the agent
 // starts, and nothing is pushed. Real git over smart HTTP and the GitHub API double.

@@ -1,4 +1,4 @@
-// SPEC §9: a new job starts within 100 ms when a worker is idle — here across two real
+// docs/worker.mdx: a new job starts within 100 ms when a worker is idle — here across two real
 // processes sharing one database: the API (`docwright serve --no-worker`) creates the job, a
 // separate `docwright worker` starts it. On SQLite no signal crosses between them but the
 // database itself (PRAGMA data_version); on PostgreSQL, LISTEN/NOTIFY. The fallback poll is a

@@ -331,7 +331,7 @@ describe('pipeline on a local project: POST → agent edits → commit on a bran
       assert.match(listed!.output, /docs\/index\.mdx/);
       assert.match(listed!.output, /README\.md/);
       assert.doesNotMatch(listed!.output, /^\.git$/m, "the worktree's .git file is not listed");
-      // Not checked out, but read from the checkout's objects (SPEC §16).
+      // Not checked out, but read from the checkout's objects (docs/code-context.mdx).
       assert.match(listed!.output, /^src\/deep\/util\.ts$/m);
       assert.match(searched!.output, /docs\/index\.mdx:5:/);
       assert.match(searched!.output, /^src\/server\.ts:1: \/\/ The rate limit is 100 jobs per hour\.$/m);

@@ -201,7 +201,7 @@ describe(`run isolation on ${testDialect}`, () => {
     const archivedAt = Date.now();
     await t.app.jobs.archive(projectId, id);
     await waitFor(async () => !alive(agent) || undefined, { timeoutMs: 5_000 });
-    assert.ok(Date.now() - archivedAt < 5_000, 'SPEC §9: within 5 seconds');
+    assert.ok(Date.now() - archivedAt < 5_000, 'docs/worker.mdx: within 5 seconds');
     assert.equal((await t.app.jobs.get(projectId, id)).status, 'archived');
   });
 

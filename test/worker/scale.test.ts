@@ -22,7 +22,7 @@ const onlyPostgres =
     ? false
     : 'skipped: many worker processes claiming at once is a PostgreSQL scenario (run with DOCWRIGHT_TEST_DB=postgres)';
 
-describe('worker processes at scale (PostgreSQL, SPEC §9)', { skip: onlyPostgres }, () => {
+describe('worker processes at scale (PostgreSQL, docs/worker.mdx)', { skip: onlyPostgres }, () => {
   let t: TestApp;
   let logDir: string;
   before(async () => {

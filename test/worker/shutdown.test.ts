@@ -17,7 +17,7 @@ import {
   waitFor,
 } from '../helpers/worker.ts';
 
-describe(`worker SIGTERM on ${testDialect} (SPEC §9)`, () => {
+describe(`worker SIGTERM on ${testDialect} (docs/worker.mdx)`, () => {
   let t: TestApp;
   let p: SeededProject;
   before(async () => {

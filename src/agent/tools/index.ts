@@ -1,4 +1,4 @@
-/** The nine tools of SPEC §7 and §16 (read_change), in the order they are offered to the model. */
+/** The nine tools of docs/agent.mdx and docs/code-context.mdx (read_change), in the order they are offered to the model. */
 import { ToolError } from '../types.ts';
 import { deleteFile } from './delete_file.ts';
 import { editFile } from './edit_file.ts';
@@ -36,7 +36,7 @@ export function parseToolInput<Input>(tool: AgentTool<Input>, input: unknown): I
 
 /**
  * Parses the input and runs the tool with its deadline: the text for the model, or a ToolError.
- * Whatever a tool throws becomes a ToolError (SPEC §7: a tool error never ends the job): a
+ * Whatever a tool throws becomes a ToolError (docs/agent.mdx: a tool error never ends the job): a
  * file-system refusal (a name too long, permission denied, a full disk) and, for a fault of
  * the tool itself, a message that says so.
  */

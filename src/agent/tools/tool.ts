@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { AgentChange } from '../change.ts';
 import type { Workspace } from '../workspace.ts';
 
-/** One of the tools of SPEC §7 and §16, independent of any model SDK. */
+/** One of the tools of docs/agent.mdx and docs/code-context.mdx, independent of any model SDK. */
 export interface AgentTool<Input = unknown> {
   name: string;
   description: string;

@@ -1,14 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { App } from '../../app.ts';
-import { authorizeProject } from '../auth.ts';
-import { setRateLimitHeaders } from '../rate-limit-headers.ts';
+import { authorizeProject } from '../../http/auth.ts';
+import { setRateLimitHeaders } from '../../http/rate-limit-headers.ts';
 
 type ProjectParams = { Params: { projectId: string } };
 type AutomationParams = { Params: { projectId: string; id: string } };
 type WorkflowParams = { Params: { projectId: string; automationId: string } };
 
 /**
- * The automations API of SPEC §17 (same keys and errors as the job API), and Mintlify's workflow
+ * The automations API of docs/automations.mdx (same keys and errors as the job API), and Mintlify's workflow
  * trigger. Routes only translate HTTP; the automation service decides.
  */
 export function registerAutomationRoutes(server: FastifyInstance, app: App): void {
@@ -21,7 +21,7 @@ export function registerAutomationRoutes(server: FastifyInstance, app: App): voi
     });
   };
   const auth = { onRequest: authorize };
-  // A trigger starts a job: it counts against the rate limit and reports it (SPEC §4), errors included.
+  // A trigger starts a job: it counts against the rate limit and reports it (docs/api/rate-limits.mdx), errors included.
   const work = { onRequest: authorize, config: { rateLimitHeaders: true } };
   const base = '/v2/agent/:projectId/automations';
 

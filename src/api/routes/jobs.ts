@@ -1,33 +1,19 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../app.ts';
 import { DocwrightError } from '../../errors.ts';
-import { type IdempotentRequest, requestFingerprint } from '../../jobs/idempotency.ts';
+import { authorizeProject, bearerKey } from '../../http/auth.ts';
+import { idempotencyOf } from '../../http/idempotency.ts';
+import { setRateLimitHeaders } from '../../http/rate-limit-headers.ts';
 import type { WorkResult } from '../../jobs/jobs.ts';
 import { hashKey } from '../../keys/key-format.ts';
-import { authorizeProject, bearerKey } from '../auth.ts';
 import { streamJobEvents, wantsEventStream } from '../job-events-stream.ts';
 import { JobPollCache } from '../job-poll-cache.ts';
-import { setRateLimitHeaders } from '../rate-limit-headers.ts';
 
 /** What Fastify answers a returned object with. */
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 type ProjectParams = { Params: { projectId: string } };
 type JobParams = { Params: { projectId: string; id: string } };
-
-/** `Idempotency-Key` plus what identifies the request, or undefined without the header. */
-export function idempotencyOf(request: FastifyRequest): IdempotentRequest | undefined {
-  const key = request.headers['idempotency-key'];
-  if (key === undefined) return undefined;
-  if (typeof key !== 'string' || !/^[\x21-\x7e]{1,255}$/.test(key)) {
-    const message = 'must be 1 to 255 visible ASCII characters';
-    throw new DocwrightError('invalid-request', `Idempotency-Key ${message}`, {
-      fields: [{ field: 'header.Idempotency-Key', message }],
-    });
-  }
-  const path = request.url.split('?')[0]!;
-  return { key, fingerprint: requestFingerprint(request.method, path, request.body ?? null) };
-}
 
 function sendWork(reply: FastifyReply, result: WorkResult) {
   setRateLimitHeaders(reply, result.rateLimit);
@@ -36,7 +22,7 @@ function sendWork(reply: FastifyReply, result: WorkResult) {
   return reply.status(result.statusCode).send(result.body);
 }
 
-/** The job API of SPEC §2. Routes only translate HTTP; the job service decides. */
+/** The job API of docs/api/overview.mdx. Routes only translate HTTP; the job service decides. */
 export function registerJobRoutes(server: FastifyInstance, app: App): void {
   // Authentication runs before the body is read, so that an unauthenticated
   // client learns nothing (not even 413/415) and costs no parsing.
@@ -47,7 +33,7 @@ export function registerJobRoutes(server: FastifyInstance, app: App): void {
       projectExists: app.jobs.projectExists,
     });
   };
-  // Create and follow-up responses carry the rate-limit headers (SPEC §4), errors included.
+  // Create and follow-up responses carry the rate-limit headers (docs/api/rate-limits.mdx), errors included.
   const work = { onRequest: authorize, config: { rateLimitHeaders: true } };
 
   server.post<ProjectParams>('/v2/agent/:projectId/job', work, async (request, reply) => {

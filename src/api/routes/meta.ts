@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { App } from '../../app.ts';
 import { DocwrightError } from '../../errors.ts';
-import { buildOpenApiDocument } from '../openapi.ts';
 
-/** Health, readiness and the API description: no authentication. */
-export function registerMetaRoutes(server: FastifyInstance, app: App, version: string): void {
-  const openapi = JSON.stringify(
-    buildOpenApiDocument({ promptMaxChars: app.config.promptMaxChars, version }),
-  );
+/**
+ * Health, readiness and the API description: no authentication. `openapi` is the description of
+ * every surface the server has (openapi.ts, built by the server, which knows them all).
+ */
+export function registerMetaRoutes(server: FastifyInstance, app: App, openapiDocument: object): void {
+  const openapi = JSON.stringify(openapiDocument);
 
   server.get('/openapi.json', async (_request, reply) =>
     reply.type('application/json; charset=utf-8').send(openapi),

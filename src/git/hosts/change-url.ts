@@ -1,5 +1,5 @@
 /**
- * Pull/merge request and commit URLs (SPEC §16): GitHub `…/pull/N`, GitLab
+ * Pull/merge request and commit URLs (docs/code-context.mdx): GitHub `…/pull/N`, GitLab
  * `…/-/merge_requests/N`, Gitea/Forgejo `…/pulls/N`, and `…/commit/<sha>` (GitLab
  * `…/-/commit/<sha>`) on each. Pure: nothing is fetched. Which of them belong to a configured
  * repository is the caller's to decide, with `sameRepository` (../repository-url.ts) on
@@ -14,7 +14,7 @@ export type ChangeUrl = {
   url: string;
 } & ({ kind: 'pull-request'; number: number } | { kind: 'commit'; sha: string });
 
-/** Change URLs found in one text at most (SPEC §16 allows 20 changes per job). */
+/** Change URLs found in one text at most (docs/code-context.mdx allows 20 changes per job). */
 export const MAX_CHANGE_URLS = 20;
 
 /** Longer candidates are not URLs anyone pasted: skipped unread. */

@@ -1,7 +1,7 @@
 /**
- * Code changes as the hosts give them (SPEC §16): a pull/merge request, a commit or a range of
+ * Code changes as the hosts give them (docs/code-context.mdx): a pull/merge request, a commit or a range of
  * commits, with its metadata, files, per-file diffs and commits; and the merged changes and
- * pushes of a branch since a cursor, for the polling fallback of automations (§17).
+ * pushes of a branch since a cursor, for the polling fallback of automations (docs/automations.mdx).
  *
  * Everything here is bounded: a pull request of 10,000 files or a 50 MB diff gives at most
  * `maxFiles` files, `maxFileDiff` characters of diff per file and `maxTotalDiff` in all, and
@@ -66,7 +66,7 @@ export interface Change {
   files: ChangeFile[];
   /** How many files the change touches in all, when known (more than `files.length` when cut). */
   totalFiles: number | null;
-  /** At most `maxCommits`, oldest first (what `Generated-By: docwright` is looked for in, SPEC §17). */
+  /** At most `maxCommits`, oldest first (what `Generated-By: docwright` is looked for in, docs/automations.mdx). */
   commits: ChangeCommit[];
   /** How many commits the change has in all, when known. */
   totalCommits: number | null;

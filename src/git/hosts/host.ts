@@ -11,7 +11,7 @@ import type {
   MergedChangesQuery,
 } from './change.ts';
 
-/** The kinds of code host (SPEC §6); `local` is a repository on this machine. */
+/** The kinds of code host (docs/configuration.mdx); `local` is a repository on this machine. */
 export const HOST_KINDS = ['github', 'gitlab', 'gitea', 'local'] as const;
 export type HostKind = (typeof HOST_KINDS)[number];
 
@@ -105,7 +105,7 @@ export interface CodeHost {
   /** The repository's default branch as the host reports it; null when it has none (empty). */
   defaultBranch(signal?: AbortSignal): Promise<string | null>;
   /**
-   * A pull/merge request, a commit or a range of commits (SPEC §16), bounded by
+   * A pull/merge request, a commit or a range of commits (docs/code-context.mdx), bounded by
    * `options.limits`. Fails with `change-unavailable`, the host's answer in the message, when
    * the host cannot find it or the credentials may not see it.
    */
@@ -115,7 +115,7 @@ export interface CodeHost {
   /**
    * Pull/merge requests merged into `query.ref` after the cursor, and commits pushed to it
    * directly, oldest first, at most `query.limit` of each, with the cursor to list from next
-   * (SPEC §17's polling fallback).
+   * (docs/automations.mdx's polling fallback).
    */
   listMergedChanges(query: MergedChangesQuery): Promise<MergedChanges>;
 }

@@ -1,5 +1,5 @@
 /**
- * The `local` host (SPEC §6): the repository is on this machine; runs clone
+ * The `local` host (docs/configuration.mdx): the repository is on this machine; runs clone
  * it and push their branch back to it, and no pull request is opened.
  */
 import { constants } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * The polling fallback's listing (SPEC §17), once for every host: which pull requests were
+ * The polling fallback's listing (docs/automations.mdx), once for every host: which pull requests were
  * merged into a branch after a cursor, which commits were pushed to it directly, and where the
  * next listing starts. The hosts give three things: their merged pull requests, most recently
  * updated first; the branch's commits, newest first; and whether a commit belongs to a merged

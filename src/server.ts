@@ -1,22 +1,23 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
-import type { App } from '../app.ts';
-import { registerV1Routes } from '../compat/v1.ts';
-import { registerDashboard } from '../dashboard/index.ts';
-import { DocwrightError, errorStatus } from '../errors.ts';
-import { registerHookRoutes } from '../hooks/hook-route.ts';
-import type { Logger } from '../logger.ts';
-import { VERSION } from '../version.ts';
-import { PROBLEM_CONTENT_TYPE, problemBody, sendProblem, toDocwrightError } from './problem.ts';
-import { setRateLimitHeaders } from './rate-limit-headers.ts';
-import { RequestLogger } from './request-logger.ts';
-import { COMMON_HEADERS } from './response-headers.ts';
-import { registerAutomationRoutes } from './routes/automations.ts';
-import { registerJobRoutes } from './routes/jobs.ts';
-import { registerMetaRoutes } from './routes/meta.ts';
+import { registerAutomationRoutes } from './api/routes/automations.ts';
+import { registerJobRoutes } from './api/routes/jobs.ts';
+import { registerMetaRoutes } from './api/routes/meta.ts';
+import type { App } from './app.ts';
+import { registerV1Routes } from './compat/v1.ts';
+import { registerDashboard } from './dashboard/index.ts';
+import { DocwrightError, errorStatus } from './errors.ts';
+import { registerHookRoutes } from './hooks/hook-route.ts';
+import { PROBLEM_CONTENT_TYPE, problemBody, sendProblem, toDocwrightError } from './http/problem.ts';
+import { setRateLimitHeaders } from './http/rate-limit-headers.ts';
+import { RequestLogger } from './http/request-logger.ts';
+import { COMMON_HEADERS } from './http/response-headers.ts';
+import type { Logger } from './logger.ts';
+import { buildOpenApiDocument } from './openapi.ts';
+import { VERSION } from './version.ts';
 
-/** SPEC §2: larger bodies get 413. */
+/** docs/api/overview.mdx: larger bodies get 413. */
 export const BODY_LIMIT_BYTES = 256 * 1024;
 
 /**
@@ -199,7 +200,11 @@ export function buildServer(app: App): FastifyInstance {
     );
   });
 
-  registerMetaRoutes(server, app, VERSION);
+  registerMetaRoutes(
+    server,
+    app,
+    buildOpenApiDocument({ promptMaxChars: app.config.promptMaxChars, version: VERSION }),
+  );
   registerJobRoutes(server, app);
   registerAutomationRoutes(server, app);
   registerDashboard(server, app);

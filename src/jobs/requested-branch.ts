@@ -1,34 +1,39 @@
 /**
- * SPEC §14's `branch`, checked before a v1 job exists: the job's base branch or the repository's
+ * docs/api/mintlify-v1.mdx's `branch`, checked before a v1 job exists: the job's base branch or the repository's
  * default branch gets 400, an existing branch docwright did not create 409 `branch-exists`; a
  * branch docwright created for an earlier job of the project is continued. The repository is
  * asked which branches exist; when it cannot be asked, the job is created and its run applies
  * the same rule (src/git/head-branch.ts) before it starts, and again when it pushes.
  */
-import type { FastifyBaseLogger } from 'fastify';
-import type { App } from '../app.ts';
+
 import { DocwrightError } from '../errors.ts';
 import { headBranchRefusal } from '../git/head-branch.ts';
 import { createHost, gitAccess } from '../git/hosts/index.ts';
 import { listRemoteRefs } from '../git/remote-refs.ts';
-import { confidentialValues } from '../projects/projects.ts';
+import type { Logger } from '../logger.ts';
+import { confidentialValues, type ProjectService } from '../projects/projects.ts';
 import { createRedactor, type Redact } from '../redact.ts';
 
 /** How long the request waits for the repository's answer before leaving the check to the run. */
 const REMOTE_TIMEOUT_MS = 15_000;
 
 export async function checkRequestedBranch(
-  app: App,
+  deps: {
+    projects: Pick<ProjectService, 'get' | 'getSecrets'>;
+    /** Whether docwright created `branch` for an earlier job of the project. */
+    ownsBranch: (projectId: string, branch: string) => Promise<boolean>;
+    log: Pick<Logger, 'warn'>;
+  },
   projectId: string,
   branch: string,
-  log: FastifyBaseLogger,
 ): Promise<void> {
-  const project = await app.projects.get(projectId);
+  const { projects, log } = deps;
+  const project = await projects.get(projectId);
   let remote: { defaultBranch: string | null; exists: boolean } = { defaultBranch: null, exists: false };
   if (branch !== project.ref) {
     let redact: Redact = (text) => text;
     try {
-      const secrets = await app.projects.getSecrets(projectId);
+      const secrets = await projects.getSecrets(projectId);
       redact = createRedactor(confidentialValues(secrets));
       const signal = AbortSignal.timeout(REMOTE_TIMEOUT_MS);
       const access = await gitAccess(createHost(project, secrets), signal);
@@ -47,7 +52,7 @@ export async function checkRequestedBranch(
     branch,
     base: project.ref,
     ...remote,
-    owned: () => app.jobs.ownsBranch(projectId, branch),
+    owned: () => deps.ownsBranch(projectId, branch),
   });
   if (!refusal) return;
   if (refusal.code === 'branch-exists') throw new DocwrightError('branch-exists', refusal.message);

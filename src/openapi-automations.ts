@@ -1,5 +1,5 @@
 /**
- * The automations API of SPEC §17 in /openapi.json: its schemas (from the model's own zod
+ * The automations API of docs/automations.mdx in /openapi.json: its schemas (from the model's own zod
  * schemas) and its operations, built with openapi.ts's helpers.
  */
 import { z } from 'zod';
@@ -8,8 +8,8 @@ import {
   automationUpdateInput,
   RUN_OUTCOMES,
   TRIGGER_TYPES,
-} from '../automations/automation.ts';
-import { changesInput } from '../jobs/changes.ts';
+} from './automations/automation.ts';
+import { changesInput } from './jobs/changes.ts';
 
 const automation = automationCreateInput.extend({
   id: z.string().meta({ description: '`aut_` followed by a sortable unique id' }),

@@ -1,8 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { DocwrightError } from '../errors.ts';
 import { isProjectId } from '../ids.ts';
-import type { KeyService, Principal } from '../keys/keys.ts';
-import type { ApiKeyRow } from '../store/schema.ts';
+import type { ApiKeyRow, KeyService, Principal } from '../keys/keys.ts';
 
 /** The key of the request's `Authorization: Bearer <key>`, or 401 when there is none. */
 export function bearerKey(request: FastifyRequest): string {
@@ -18,7 +17,7 @@ export function bearerKey(request: FastifyRequest): string {
 }
 
 /**
- * Checks the bearer key against the project in the path (SPEC §3):
+ * Checks the bearer key against the project in the path (docs/api/authentication.mdx):
  * 401 for a missing, malformed, unknown, revoked or expired key; 403 for a
  * valid key on another project's path; 404 when that project does not exist.
  */
