@@ -9,6 +9,7 @@ import { registerV1Routes } from './compat/v1.ts';
 import { registerDashboard } from './dashboard/index.ts';
 import { DocwrightError, errorStatus } from './errors.ts';
 import { registerHookRoutes } from './hooks/hook-route.ts';
+import { OpenStreams } from './http/event-stream.ts';
 import { PROBLEM_CONTENT_TYPE, problemBody, sendProblem, toDocwrightError } from './http/problem.ts';
 import { setRateLimitHeaders } from './http/rate-limit-headers.ts';
 import { RequestLogger } from './http/request-logger.ts';
@@ -123,6 +124,8 @@ export function buildServer(app: App): FastifyInstance {
       );
     },
   });
+
+  server.decorate('eventStreams', new OpenStreams(app.config.streams));
 
   // Node hands CONNECT to 'connect' listeners and, without one, drops the
   // connection unanswered. No route serves it: 404 like any other method.

@@ -100,7 +100,7 @@ const ALLOWED: Record<string, string[]> = {
   keys: BELOW_SERVICES,
   operators: BELOW_SERVICES,
   servers: BELOW_SERVICES,
-  jobs: [...BELOW_SERVICES, 'projects', 'webhooks'],
+  jobs: [...BELOW_SERVICES, 'projects'],
   webhooks: [...BELOW_SERVICES, 'projects', 'jobs'],
   automations: [...BELOW_SERVICES, 'projects', 'jobs'],
   'metrics.ts': BELOW_SERVICES,

@@ -29,7 +29,7 @@ export async function streamJobEvents(
     });
   }
   const after = header !== undefined ? Number(header) : job.after;
-  const stream = openEventStream(request, reply, app, { owner: job.owner });
+  const stream = openEventStream(request, reply, { owner: job.owner });
   try {
     const feed = app.jobHistory.followRows(job.jobId, {
       after,

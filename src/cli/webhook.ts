@@ -5,9 +5,9 @@
 import { type Command, Option } from 'commander';
 import type { App } from '../app.ts';
 import { DocwrightError } from '../errors.ts';
+import { WEBHOOK_EVENT_TYPES } from '../jobs/webhook-events.ts';
 import { describeServer, liveServers } from '../servers/servers.ts';
 import { checkUrlHost, EgressRefused } from '../webhooks/egress.ts';
-import { WEBHOOK_EVENT_TYPES } from '../webhooks/events.ts';
 import type { WebhookDeliveryView, WebhookEndpointView } from '../webhooks/webhooks.ts';
 import { describe, print, table, withApp } from './output.ts';
 import { list, positiveInt } from './parsers.ts';

@@ -40,7 +40,7 @@ export function registerV1Routes(server: FastifyInstance, app: App): void {
       const input = toJobInput(request.body);
       const owner = `key:${request.principal!.keyId}`;
       // Refuse before the job exists: a client told 429 must be able to retry without a duplicate.
-      const refusal = eventStreamRefusal(app, owner);
+      const refusal = eventStreamRefusal(request, owner);
       if (refusal) throw refusal;
       if (input.headBranch !== undefined)
         await checkRequestedBranch(
@@ -56,7 +56,7 @@ export function registerV1Routes(server: FastifyInstance, app: App): void {
       const project = await app.projects.get(projectId);
       const branch = job.branch ?? headBranch(project.settings, job.id);
       const { rateLimit } = created;
-      const stream = openEventStream(request, reply, app, {
+      const stream = openEventStream(request, reply, {
         owner,
         headers: {
           'x-session-id': job.id,

@@ -51,7 +51,7 @@ export function registerLiveRoutes(server: FastifyInstance, app: App): void {
     async (request, reply) => {
       const project = await projectOf(app, request.params.projectId);
       const job = await app.jobs.get(project.id, request.params.jobId);
-      const stream = openEventStream(request, reply, app, { owner: streamOwner(request) });
+      const stream = openEventStream(request, reply, { owner: streamOwner(request) });
       const sendDetails = async () => {
         const [current, runs, diff] = await Promise.all([
           app.jobs.get(project.id, job.id),
@@ -101,7 +101,7 @@ export function registerLiveRoutes(server: FastifyInstance, app: App): void {
       if (ids.length === 0 || ids.length > MAX_LIST_IDS) {
         throw new DocwrightError('invalid-request', `ids must name 1 to ${MAX_LIST_IDS} jobs`);
       }
-      const stream = openEventStream(request, reply, app, { owner: streamOwner(request) });
+      const stream = openEventStream(request, reply, { owner: streamOwner(request) });
       const shown = new Map<string, JobStatus>(ids.map((id) => [id, 'active']));
       let wake: (() => void) | undefined;
       let nudged = false;

@@ -2,8 +2,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../app.ts';
 import { DocwrightError, type FieldError } from '../errors.ts';
 import { isWebhookDeliveryId, isWebhookEndpointId } from '../ids.ts';
+import {
+  DEFAULT_WEBHOOK_EVENTS,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookEventType,
+} from '../jobs/webhook-events.ts';
 import type { ProjectView } from '../projects/projects.ts';
-import { DEFAULT_WEBHOOK_EVENTS, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../webhooks/events.ts';
 import type {
   WebhookDeliveryStatus,
   WebhookEndpointInput,

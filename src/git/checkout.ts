@@ -37,6 +37,8 @@ export interface Checkout {
    * run starts from before it and its push replaces it, so the branch holds one attempt's change.
    */
   replaces: string | null;
+  /** What the checkout was made with that it does not show (commit.ts and push.ts need it). */
+  context?: CheckoutContext;
   remove(): Promise<void>;
 }
 
@@ -96,11 +98,34 @@ export interface Context {
   ownsBranch: () => Promise<boolean>;
 }
 
-/** Credentials stay out of the Checkout object, so logging it can never leak them. */
-const contexts = new WeakMap<Checkout, Context>();
-
-/** What the checkout was made with that it does not show (commit.ts and push.ts need it). */
-export const checkoutContext = (checkout: Checkout): Context | undefined => contexts.get(checkout);
+/**
+ * A checkout's credentials and helpers, in a private field: logging or serialising a Checkout
+ * can never show them.
+ */
+export class CheckoutContext {
+  readonly #context: Context;
+  constructor(context: Context) {
+    this.#context = context;
+  }
+  get env(): Record<string, string> | undefined {
+    return this.#context.env;
+  }
+  get redact(): Redact {
+    return this.#context.redact;
+  }
+  get runId(): string | undefined {
+    return this.#context.runId;
+  }
+  get lock(): FetchLock {
+    return this.#context.lock;
+  }
+  get ownsBranch(): () => Promise<boolean> {
+    return this.#context.ownsBranch;
+  }
+  toJSON(): string {
+    return '[checkout context]';
+  }
+}
 
 export const defaultRedact = (env: Record<string, string> | undefined): Redact =>
   createRedactor(credentialSecrets(env));
@@ -428,9 +453,15 @@ export async function checkoutForRun(options: CheckoutOptions): Promise<Checkout
       base: head.commit,
       head,
       replaces,
+      context: new CheckoutContext({
+        env: options.env,
+        redact,
+        runId: options.runId,
+        lock: made.lock,
+        ownsBranch,
+      }),
       remove,
     };
-    contexts.set(checkout, { env: options.env, redact, runId: options.runId, lock: made.lock, ownsBranch });
     return checkout;
   } catch (error) {
     await remove();
@@ -451,7 +482,7 @@ const isInside = (file: string, dir: string) => !path.relative(dir, file).starts
  * shares the mirror's object store and list of shallow commits with every other run).
  */
 export function fetchIntoCheckout(checkout: Checkout, args: string[], opts: GitOptions): Promise<string> {
-  const lock = checkoutContext(checkout)?.lock ?? unlocked;
+  const lock = checkout.context?.lock ?? unlocked;
   return lock(() => git(['fetch', ...args], { ...opts, cwd: checkout.dir }));
 }
 

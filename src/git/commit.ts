@@ -1,7 +1,7 @@
 /** A run's commit: exactly the files the agent changed, with the message of docs/git.mdx. */
 import { rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { type Checkout, checkoutContext, RUN_TRAILER } from './checkout.ts';
+import { type Checkout, RUN_TRAILER } from './checkout.ts';
 import { type GitOptions, git } from './git.ts';
 
 export interface CommitOptions {
@@ -27,7 +27,7 @@ export async function commitFiles(checkout: Checkout, options: CommitOptions): P
   const opts: GitOptions = {
     cwd: checkout.dir,
     signal: options.signal,
-    redact: checkoutContext(checkout)?.redact,
+    redact: checkout.context?.redact,
   };
   // A sparse checkout's own index is small (a sparse index) and holds only its folders' files.
   const index = checkout.sparse ? undefined : path.join(checkout.gitDir, 'docwright-index');

@@ -2,7 +2,6 @@
 import type { Redact } from '../redact.ts';
 import {
   type Checkout,
-  checkoutContext,
   classifyGitError,
   defaultRedact,
   earlierAttempt,
@@ -45,7 +44,7 @@ const isOutdated = (error: unknown) =>
  * they conflict or it moves again, fails with `push-rejected`.
  */
 export async function pushBranch(checkout: Checkout, options: PushOptions = {}): Promise<void> {
-  const context = checkoutContext(checkout);
+  const { context } = checkout;
   const env = options.env ?? context?.env;
   const redact = options.redact ?? context?.redact ?? defaultRedact(env);
   const remote = options.remote ?? 'origin';

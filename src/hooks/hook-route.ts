@@ -7,7 +7,7 @@
  * parsed or stored. A verified delivery is stored (once per delivery id: a redelivery stores
  * nothing) and answered 202 at once; the background loop processes it (worker/automation-loop.ts).
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { App } from '../app.ts';
 import type { HookHost } from '../automations/code-events.ts';
 import { MAX_EVENT_BODY_BYTES } from '../automations/host-events.ts';
@@ -18,9 +18,10 @@ import { checkBeforeBody, type SignatureCheck, verifySignature } from './signatu
 
 type HookParams = { Params: { projectId: string; name: string } };
 
-interface Verifier {
-  secret: string;
-  host: HookHost;
+declare module 'fastify' {
+  interface FastifyRequest {
+    hookVerifier: { secret: string; host: HookHost } | null;
+  }
 }
 
 /** The host a delivery is from when the repository's does not say (a local repository): its event header. */
@@ -42,9 +43,9 @@ function refusal(check: Extract<SignatureCheck, { ok: false }>): DocwrightError 
 }
 
 export function registerHookRoutes(server: FastifyInstance, app: App): void {
-  const verifiers = new WeakMap<FastifyRequest, Verifier>();
-
   server.register(async (scope) => {
+    // Who signs for the request's URL, found before its body is read (onRequest below).
+    scope.decorateRequest('hookVerifier', null);
     // Bodies are taken as bytes, whatever their type: the signature covers them as received.
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser(
@@ -64,11 +65,11 @@ export function registerHookRoutes(server: FastifyInstance, app: App): void {
           const host = found?.host ?? sniffHost(request.headers);
           const early = checkBeforeBody(host, request.headers, found?.secret ?? '');
           if (early !== null && !early.ok) throw refusal(early);
-          verifiers.set(request, { secret: found!.secret, host });
+          request.hookVerifier = { secret: found!.secret, host };
         },
       },
       async (request, reply) => {
-        const verifier = verifiers.get(request)!;
+        const verifier = request.hookVerifier!;
         const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         const check = verifySignature(verifier.host, request.headers, body, verifier.secret);
         if (!check.ok) throw refusal(check);

@@ -8,7 +8,7 @@
  * process; past either bound a new stream is refused with 429 before anything is written.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../app.ts';
+import type { StreamLimits } from '../config.ts';
 import { DocwrightError } from '../errors.ts';
 import { COMMON_HEADERS } from './response-headers.ts';
 
@@ -34,16 +34,19 @@ export interface EventStream {
   end(): void;
 }
 
-interface OpenStreams {
-  total: number;
-  byOwner: Map<string, number>;
+/**
+ * The event streams one server holds open, with the bounds they keep: the server's decoration
+ * `eventStreams` (server.ts), so that each server counts its own.
+ */
+export class OpenStreams {
+  /** How many are open now. */
+  total = 0;
+  readonly byOwner = new Map<string, number>();
+  readonly limits: StreamLimits;
+  constructor(limits: StreamLimits) {
+    this.limits = limits;
+  }
 }
-
-/** Open streams per app: one app per process in production, several in the tests. */
-const openStreams = new WeakMap<App, OpenStreams>();
-
-/** How many event streams the app is serving now. */
-export const openEventStreamCount = (app: App): number => openStreams.get(app)?.total ?? 0;
 
 /** Renders one SSE message as the wire text. */
 export function formatSse(message: SseMessage): string {
@@ -60,17 +63,17 @@ export function formatSse(message: SseMessage): string {
  * The 429 `too-many-streams` error an event stream for `owner` would be refused with now, or
  * undefined. For handlers that must know before they do work a refused stream would waste.
  */
-export function eventStreamRefusal(app: App, owner: string): DocwrightError | undefined {
-  const limits = app.config.streams;
-  const open = openStreams.get(app);
-  if ((open?.byOwner.get(owner) ?? 0) >= limits.perOwner) {
+export function eventStreamRefusal(request: FastifyRequest, owner: string): DocwrightError | undefined {
+  const open = request.server.eventStreams;
+  const { limits } = open;
+  if ((open.byOwner.get(owner) ?? 0) >= limits.perOwner) {
     return new DocwrightError(
       'too-many-streams',
       `this API key already holds ${limits.perOwner} open event streams; close one (or poll the JSON list) before opening another`,
       { retryAfter: 5 },
     );
   }
-  if ((open?.total ?? 0) >= limits.perProcess) {
+  if (open.total >= limits.perProcess) {
     return new DocwrightError(
       'too-many-streams',
       'the server is serving as many event streams as it allows; retry shortly or poll the JSON list',
@@ -87,17 +90,12 @@ export function eventStreamRefusal(app: App, owner: string): DocwrightError | un
 export function openEventStream(
   request: FastifyRequest,
   reply: FastifyReply,
-  app: App,
   options: { owner: string; headers?: Record<string, string>; retryMs?: number },
 ): EventStream {
-  const limits = app.config.streams;
-  const refusal = eventStreamRefusal(app, options.owner);
+  const refusal = eventStreamRefusal(request, options.owner);
   if (refusal) throw refusal;
-  let open = openStreams.get(app);
-  if (!open) {
-    open = { total: 0, byOwner: new Map() };
-    openStreams.set(app, open);
-  }
+  const open = request.server.eventStreams;
+  const { limits } = open;
   const owned = open.byOwner.get(options.owner) ?? 0;
   const registry = open;
   registry.total++;

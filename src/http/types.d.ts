@@ -1,6 +1,11 @@
 import type { Principal } from '../keys/keys.ts';
+import type { OpenStreams } from './event-stream.ts';
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** The event streams this server holds open (event-stream.ts). */
+    eventStreams: OpenStreams;
+  }
   interface FastifyRequest {
     /** The authenticated caller; set by the routes' onRequest hook. */
     principal: Principal | null;

@@ -7,7 +7,6 @@ import { lockProject } from '../store/dialect.ts';
 import type { ApiKeyRow, Database, JobRow, ProjectRow, RunDiffRow } from '../store/schema.ts';
 import type { Signal } from '../store/signals.ts';
 import { parseOrThrow } from '../validation.ts';
-import { enqueueJobMessage } from '../webhooks/enqueue.ts';
 import { isOwnHeadBranch } from './branches.ts';
 import {
   type ChangeInput,
@@ -33,6 +32,7 @@ import {
 } from './requests.ts';
 import { runQueue } from './runs.ts';
 import { monthlyTokens, nextMonth, usageMonth } from './usage.ts';
+import { enqueueJobMessage } from './webhook-outbox.ts';
 
 export interface JobServiceOptions {
   store: Store;

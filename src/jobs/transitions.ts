@@ -1,9 +1,9 @@
 import { type Kysely, sql } from 'kysely';
 import type { RunDiff } from '../git/diff.ts';
 import type { Database, JobRunRow } from '../store/schema.ts';
-import { enqueueJobMessage } from '../webhooks/enqueue.ts';
 import type { JobChange } from './changes.ts';
 import { appendEvents } from './events.ts';
+import { enqueueJobMessage } from './webhook-outbox.ts';
 
 /** What a run ends with (the runner's answer). */
 export type RunOutcome =

@@ -12,9 +12,13 @@ import type { WebhookDeliveryRow, WebhookDeliveryStatus, WebhookEndpointRow } fr
 
 export type { WebhookDeliveryStatus };
 
+import {
+  DEFAULT_WEBHOOK_EVENTS,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookEventType,
+} from '../jobs/webhook-events.ts';
 import { parseOrThrow } from '../validation.ts';
 import { checkUrlHost, EgressRefused } from './egress.ts';
-import { DEFAULT_WEBHOOK_EVENTS, WEBHOOK_EVENT_TYPES, type WebhookEventType } from './events.ts';
 import { newWebhookSecret } from './signature.ts';
 
 /** More would make every job change fan out to an unbounded number of rows. */

@@ -12,7 +12,7 @@ import { pushBranch } from '../git/push.ts';
 import { isOwnHeadBranch, recordHeadBranch } from '../jobs/branches.ts';
 import { DOCS_REPOSITORY } from '../jobs/changes.ts';
 import { headBranch } from '../projects/head-branch.ts';
-import { confidentialValues, type ProjectSettings } from '../projects/projects.ts';
+import { confidentialValues } from '../projects/projects.ts';
 import { createRedactor, redactDeep } from '../redact.ts';
 import { jobChanges, resolveChanges } from './change-resolution.ts';
 import type { ModelSpec } from './isolated-agent.ts';

@@ -10,7 +10,7 @@
 import type { AgentChange } from '../agent/change.ts';
 import { type CodeDescription, type CodeReader, DOCS_REPOSITORY } from '../agent/code.ts';
 import { ToolError } from '../agent/types.ts';
-import { type Checkout, checkoutContext, classifyGitError, fetchIntoCheckout } from '../git/checkout.ts';
+import { type Checkout, classifyGitError, fetchIntoCheckout } from '../git/checkout.ts';
 import { type CodeSource, GitCodeReader } from '../git/code-reader.ts';
 import { openContextRepository } from '../git/context-repository.ts';
 import { credentialSecrets } from '../git/credentials.ts';
@@ -139,7 +139,7 @@ export async function openRunCode(options: OpenRunCodeOptions): Promise<RunCode>
         commit,
         ...(options.env ? { env: options.env } : {}),
         redact: options.redact,
-        ...(checkoutContext(checkout) ? { lock: checkoutContext(checkout)!.lock } : {}),
+        ...(checkout.context ? { lock: checkout.context.lock } : {}),
         signal: options.signal,
       });
       readers.set(DOCS_REPOSITORY, reader);

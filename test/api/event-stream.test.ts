@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { StreamLimits } from '../../src/config.ts';
-import { openEventStreamCount } from '../../src/http/event-stream.ts';
 import { appendEvents, jobEventJson, toJobEvent } from '../../src/jobs/events.ts';
 import { bearer, type SeededProject, seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
 
@@ -20,7 +19,7 @@ function rawStream(base: string, path: string, key: string): Promise<Socket> {
   });
 }
 
-const openConnections = async (t: TestApp) => openEventStreamCount(t.app);
+const openConnections = async (t: TestApp) => t.server.eventStreams.total;
 
 async function until(check: () => Promise<boolean>, ms: number, what: string): Promise<void> {
   const deadline = Date.now() + ms;

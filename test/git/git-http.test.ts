@@ -11,6 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+import { inspect } from 'node:util';
 import { type Checkout, type CheckoutOptions, checkoutForRun } from '../../src/git/checkout.ts';
 import { commitFiles, commitMessage } from '../../src/git/commit.ts';
 import { gitCredentialEnv } from '../../src/git/credentials.ts';
@@ -434,6 +435,12 @@ for (const way of WAYS)
           sparse,
         });
         try {
+          // Its credentials ride along for the pusher, but never show when it is logged.
+          const secrets = Object.values(checkout.context?.env ?? {}).filter((v) => v.length >= 16);
+          assert.ok(secrets.length > 0, 'the credentials are in the context');
+          for (const shown of [inspect(checkout, { depth: 5, showHidden: true }), JSON.stringify(checkout)]) {
+            assert.ok(!secrets.some((secret) => shown.includes(secret)), shown);
+          }
           await commit(checkout, { 'index.mdx': 'Unreviewed.\n' }, 'Unreviewed');
           Object.assign(checkout, change);
           await rejectsWith(pushBranch(checkout), code);

@@ -7,8 +7,8 @@ import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
 import { Webhook } from 'standardwebhooks';
 import { newWebhookDeliveryId } from '../../src/ids.ts';
 import { failRuns, finishRun, type RunOutcome } from '../../src/jobs/transitions.ts';
+import { enqueueJobMessage } from '../../src/jobs/webhook-outbox.ts';
 import { anyDeliveryDue, claimDueDeliveries } from '../../src/webhooks/claim.ts';
-import { enqueueJobMessage } from '../../src/webhooks/enqueue.ts';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS, retryDelayMs } from '../../src/webhooks/schedule.ts';
 import { createWebhookService } from '../../src/webhooks/webhooks.ts';
 import { claimNextRun } from '../../src/worker/claim.ts';

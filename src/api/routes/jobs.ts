@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../app.ts';
-import { DocwrightError } from '../../errors.ts';
 import { authorizeProject, bearerKey } from '../../http/auth.ts';
 import { idempotencyOf } from '../../http/idempotency.ts';
 import { setRateLimitHeaders } from '../../http/rate-limit-headers.ts';

@@ -5,9 +5,9 @@
  */
 import type { Kysely } from 'kysely';
 import { newWebhookDeliveryId, newWebhookMessageId } from '../ids.ts';
-import { toAgentJob } from '../jobs/job.ts';
 import type { Database, JobRow } from '../store/schema.ts';
-import type { WebhookEventType } from './events.ts';
+import { toAgentJob } from './job.ts';
+import type { WebhookEventType } from './webhook-events.ts';
 
 export interface JobMessage {
   type: WebhookEventType;
