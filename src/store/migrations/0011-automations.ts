@@ -7,7 +7,7 @@ import type { Migration } from 'kysely/migration';
  * webhook deliveries (unique per project, name and delivery id, so that a redelivery stores
  * nothing) and the polling fallback's cursors. Everything goes with its project.
  */
-export const automationsMigration: Migration = {
+export const automations: Migration = {
   async up(db: Kysely<unknown>) {
     await db.schema
       .createTable('automations')
