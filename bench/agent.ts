@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { runAgent } from '../src/agent/loop.ts';
-import { resolveModel } from '../src/agent/models.ts';
+import { resolveModel } from '../src/agent/model-resolution.ts';
 import { detectSite } from '../src/agent/site/detect.ts';
 import { listFiles } from '../src/agent/tools/list_files.ts';
 import { search } from '../src/agent/tools/search.ts';

@@ -1,6 +1,8 @@
 import { generateText, type ModelMessage, tool } from 'ai';
-import { cachedInstructions, type Model, withCachedConversation, withModelRetries } from './models.ts';
+import type { Model } from './model-resolution.ts';
+import { withModelRetries } from './model-retries.ts';
 import { instructionMessage, systemPrompt } from './prompt.ts';
+import { cachedInstructions, withCachedConversation } from './prompt-cache.ts';
 import { detectSite } from './site/detect.ts';
 import { readGuidance } from './site/guidance.ts';
 import { siteMap } from './site/site-map.ts';

@@ -7,14 +7,14 @@
  */
 import { createHash } from 'node:crypto';
 import { generateText } from 'ai';
+import { classifyModelError } from '../agent/model-errors.ts';
 import {
-  classifyModelError,
   type ModelProvider,
   parseModelId,
   projectModelOptions,
   type ResolveModelOptions,
   resolveModel,
-} from '../agent/models.ts';
+} from '../agent/model-resolution.ts';
 import { AgentFailure } from '../agent/types.ts';
 import { classifyGitError } from '../git/checkout.ts';
 import { GitError, git } from '../git/git.ts';

@@ -11,7 +11,7 @@ import { statSync, writeFileSync } from 'node:fs';
 import { access, constants } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { modelEnvironment, resolveModel } from '../agent/models.ts';
+import { modelEnvironment, resolveModel } from '../agent/model-resolution.ts';
 import { AgentFailure } from '../agent/types.ts';
 import { DocwrightError } from '../errors.ts';
 import { loadDogBench } from '../eval/dogbench.ts';

@@ -1,4 +1,4 @@
-import { parseModelId, projectModelOptions, resolveModel } from '../agent/models.ts';
+import { parseModelId, projectModelOptions, resolveModel } from '../agent/model-resolution.ts';
 import { AgentFailure } from '../agent/types.ts';
 import type { App } from '../app.ts';
 import type { ProjectView } from '../projects/projects.ts';

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import type { Model } from '../agent/models.ts';
+import type { Model } from '../agent/model-resolution.ts';
 import { openApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';

@@ -1,12 +1,13 @@
 /**
  * The judge of `docwright eval --judge M`: a model that rates a job's documentation change
  * against each criterion of the task's rubric, pass or fail. It is called through the same
- * provider layer as the agent (src/agent/models.ts: keys, base URLs, retries), one criterion
+ * provider layer as the agent (src/agent/model-resolution.ts, model-retries.ts: keys, base URLs, retries), one criterion
  * per call, and answers through a `verdict` tool so that its answer needs no parsing.
  */
 import { generateText, tool } from 'ai';
 import { z } from 'zod';
-import { type Model, withModelRetries } from '../agent/models.ts';
+import type { Model } from '../agent/model-resolution.ts';
+import { withModelRetries } from '../agent/model-retries.ts';
 import type { Criterion } from './rubric.ts';
 
 /** Most characters of the documentation diff shown to the judge. */

@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import parseDiff from 'parse-diff';
-import type { Model } from '../agent/models.ts';
+import type { Model } from '../agent/model-resolution.ts';
 import { detectSite } from '../agent/site/detect.ts';
 import type { App } from '../app.ts';
 import { git } from '../git/git.ts';

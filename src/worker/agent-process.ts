@@ -24,7 +24,7 @@ const send = (message: ChildMessage) =>
   });
 
 const { runAgent } = await import('../agent/loop.ts');
-const { resolveModel } = await import('../agent/models.ts');
+const { resolveModel } = await import('../agent/model-resolution.ts');
 const { AgentFailure } = await import('../agent/types.ts');
 
 const heartbeat = setInterval(

@@ -1,4 +1,4 @@
-import { modelEnvironment, projectModelOptions, resolveModel } from '../agent/models.ts';
+import { modelEnvironment, projectModelOptions, resolveModel } from '../agent/model-resolution.ts';
 import { siteCheckoutFolders } from '../agent/site/detect.ts';
 import { AgentFailure } from '../agent/types.ts';
 import type { App } from '../app.ts';

@@ -12,7 +12,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ResolveModelOptions } from '../agent/models.ts';
+import type { ResolveModelOptions } from '../agent/model-resolution.ts';
 import { type AgentEvent, AgentFailure, type AgentInput, type AgentResult } from '../agent/types.ts';
 import { type AgentProcessLimits, DEFAULT_AGENT_PROCESS_LIMITS } from '../config.ts';
 import { answerCodeRequest, type CodeReply, type CodeRequest } from './code-ipc.ts';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { runAgent } from '../../src/agent/loop.ts';
-import { resolveModel } from '../../src/agent/models.ts';
+import { resolveModel } from '../../src/agent/model-resolution.ts';
 import {
   type AgentEvent,
   AgentFailure,

@@ -2,16 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { generateText, isStepCount, type ModelMessage, streamText, tool } from 'ai';
 import { z } from 'zod';
-import {
-  cachedInstructions,
-  classifyModelError,
-  type Model,
-  type ResolveModelOptions,
-  requestedWaitMs,
-  resolveModel,
-  withCachedConversation,
-  withModelRetries,
-} from '../../src/agent/models.ts';
+import { classifyModelError, requestedWaitMs } from '../../src/agent/model-errors.ts';
+import { type Model, type ResolveModelOptions, resolveModel } from '../../src/agent/model-resolution.ts';
+import { withModelRetries } from '../../src/agent/model-retries.ts';
+import { cachedInstructions, withCachedConversation } from '../../src/agent/prompt-cache.ts';
 import { AgentFailure } from '../../src/agent/types.ts';
 import { startAnthropicServer } from '../doubles/anthropic-server.ts';
 import {
