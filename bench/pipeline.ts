@@ -4,7 +4,7 @@
  * [--tmp DIR]`.
  *
  * Everything but model time: one job through the production pipeline — a Worker claiming the
- * run and calling `createAgentRunner(app)` (checkout → scripted edit → validation → commit → push
+ * run and calling `createPipeline(app)` (checkout → scripted edit → validation → commit → push
  * → diff → pull request) — timed from `jobs.create` to its `completed` status. The repository is
  * served by a real git smart-HTTP server (token auth), the pull request opened on the GitHub API
  * double, the model is the scripted OpenAI-compatible double (read_file → edit_file → finish), the
@@ -52,7 +52,7 @@ import { loadConfig } from '../src/config.ts';
 import { gitCredentialEnv } from '../src/git/credentials.ts';
 import { createLogger } from '../src/logger.ts';
 import { headBranch } from '../src/projects/head-branch.ts';
-import { createAgentRunner } from '../src/worker/agent-runner.ts';
+import { createPipeline } from '../src/worker/pipeline.ts';
 import { processRunDirectory } from '../src/worker/run-directories.ts';
 import type { RunnableJob, Runner } from '../src/worker/runner.ts';
 import { Worker } from '../src/worker/worker.ts';
@@ -781,7 +781,7 @@ async function main() {
     { logger: createLogger('silent') },
   );
   const bench: Bench = { app, gitServer, github, model };
-  const runner = tracedRunner(createAgentRunner(app), async (job) => {
+  const runner = tracedRunner(createPipeline(app), async (job) => {
     // GitHub learns of branches from pushes; the double is told before the run starts.
     const project = await app.projects.get(job.projectId);
     github.repo(repoOf(project.repository)).branches.add(headBranch(project.settings, job.id));

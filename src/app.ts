@@ -5,7 +5,7 @@ import { environmentSecrets } from './environment-secrets.ts';
 import { DocwrightError } from './errors.ts';
 import { MirrorCache } from './git/mirror.ts';
 import { createJobHistory, type JobHistory } from './jobs/job-history.ts';
-import { createJobService, type JobService } from './jobs/jobs.ts';
+import { createJobService, type JobService } from './jobs/job-service.ts';
 import { createKeyService, type KeyService } from './keys/keys.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createMetrics, type Metrics } from './metrics.ts';

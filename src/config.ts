@@ -63,13 +63,13 @@ export interface Config {
    * that enabled automations watch are polled through their hosts' APIs (docs/automations.mdx).
    */
   automationPollSeconds: number;
-  /** Bounds on Server-Sent Events streams (see src/http/event-stream.ts). */
+  /** Bounds on Server-Sent Events streams (see src/http/server-sent-events.ts). */
   streams: StreamLimits;
   /** Budgets of one agent run (docs/agent.mdx; see AgentBudgets). */
   agent: AgentBudgets;
   /** Caps the agent's tools enforce (see AgentLimits). */
   agentLimits: AgentLimits;
-  /** Bounds on the process each run's agent executes in (see src/worker/isolated-agent.ts). */
+  /** Bounds on the process each run's agent executes in (see src/worker/agent-process.ts). */
   agentProcess: AgentProcessLimits;
   /** The mirror cache runs make their checkouts from (see src/git/mirror.ts). */
   mirrors: MirrorSettings;
@@ -111,7 +111,7 @@ export interface WebhookSettings {
   allowPrivate: boolean;
 }
 
-/** Bounds on the event streams of one process (src/http/event-stream.ts). */
+/** Bounds on the event streams of one process (src/http/server-sent-events.ts). */
 export interface StreamLimits {
   /** Streams one owner (API key or dashboard session) may hold open at once (`DOCWRIGHT_STREAMS_PER_KEY`, default 10). */
   perOwner: number;
@@ -133,7 +133,7 @@ export const DEFAULT_STREAM_LIMITS: StreamLimits = {
   keepAliveMs: 15_000,
 };
 
-/** Bounds on the process of one run (src/worker/isolated-agent.ts). */
+/** Bounds on the process of one run (src/worker/agent-process.ts). */
 export interface AgentProcessLimits {
   /** Heap (V8's cap) of one run's process in MiB (`DOCWRIGHT_RUN_MEMORY_MB`, default 512). */
   memoryMb: number;

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { v1CreateBody, v1ListQuery } from './compat/v1-request.ts';
 import { v1SessionSchema } from './compat/v1-session.ts';
 import { problemSchema } from './http/problem.ts';
+import { agentJobSchema } from './jobs/agent-job.ts';
 import { jobEventSchema } from './jobs/events.ts';
-import { agentJobSchema } from './jobs/job.ts';
 import { createJobBody, listEventsQuery, listJobsQuery, messageBody, retryBody } from './jobs/requests.ts';
 import { AUTOMATION_REQUEST_SCHEMAS, automationPaths, automationSchemas } from './openapi-automations.ts';
 

@@ -5,7 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Kysely } from 'kysely';
-import type { JobService } from '../jobs/jobs.ts';
+import type { JobService } from '../jobs/job-service.ts';
 import type { Logger } from '../logger.ts';
 import type { ProjectService } from '../projects/projects.ts';
 import type { Database } from '../store/schema.ts';

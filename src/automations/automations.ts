@@ -9,7 +9,7 @@ import { DocwrightError, isDocwrightError, type RateLimitState } from '../errors
 import { isAutomationId, newAutomationId } from '../ids.ts';
 import { changesInput } from '../jobs/changes.ts';
 import { requestFingerprint } from '../jobs/idempotency.ts';
-import type { JobService } from '../jobs/jobs.ts';
+import type { JobService } from '../jobs/job-service.ts';
 import type { Logger } from '../logger.ts';
 import type { ProjectService } from '../projects/projects.ts';
 import type { AutomationTable } from '../store/automation-schema.ts';

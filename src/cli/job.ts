@@ -17,7 +17,7 @@ import { describeJob } from '../client/describe-job.ts';
 import { DocwrightApiError } from '../client/errors.ts';
 import type { AgentJob, JobEvent, JobStatus } from '../client/types.ts';
 import { DocwrightError } from '../errors.ts';
-import { JOB_STATUSES } from '../jobs/job.ts';
+import { JOB_STATUSES } from '../jobs/agent-job.ts';
 import { describe, print, table } from './output.ts';
 import { type ChangeFlag, change, positiveInt } from './parsers.ts';
 import { spinner } from './spinner.ts';

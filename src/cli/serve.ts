@@ -6,8 +6,8 @@ import { isDatabaseUnavailable } from '../database-errors.ts';
 import { DocwrightError } from '../errors.ts';
 import { buildServer } from '../server.ts';
 import { recordServer } from '../servers/servers.ts';
-import { createAgentRunner } from '../worker/agent-runner.ts';
 import { AutomationLoop } from '../worker/automation-loop.ts';
+import { createPipeline } from '../worker/pipeline.ts';
 import { WebhookDispatcher } from '../worker/webhook-dispatcher.ts';
 import { Worker } from '../worker/worker.ts';
 import { port, positiveInt } from './parsers.ts';
@@ -96,7 +96,7 @@ export function registerServeCommands(program: Command): void {
       const app = await openApp(loadConfig());
       const server = buildServer(app);
       // API-only processes still sweep, so that no job outlives a crash of every worker.
-      const worker = new Worker(app, { runner: createAgentRunner(app), claim: options.worker });
+      const worker = new Worker(app, { runner: createPipeline(app), claim: options.worker });
       // Webhooks are sent by the processes that run jobs (docs/webhooks.mdx).
       const webhooks = options.worker ? new WebhookDispatcher(app) : undefined;
       // Inbound deliveries are processed by the process that stored them (and any other, after a crash).
@@ -134,7 +134,7 @@ export function registerServeCommands(program: Command): void {
     .option('--concurrency <n>', 'runs at once in this process (DOCWRIGHT_WORKER_CONCURRENCY)', positiveInt)
     .action(async (options: { concurrency?: number }) => {
       const app = await openApp(loadConfig());
-      const worker = new Worker(app, { runner: createAgentRunner(app), concurrency: options.concurrency });
+      const worker = new Worker(app, { runner: createPipeline(app), concurrency: options.concurrency });
       const webhooks = new WebhookDispatcher(app);
       installSafetyNet(app);
       const record = recordServer(app, { servesApi: false, runsJobs: true });

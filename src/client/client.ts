@@ -6,8 +6,9 @@
  *   const job = await docwright.createJob(projectId, { prompt: 'Document the --verbose flag' });
  *   const done = await docwright.waitForJob(projectId, job.id, { onEvent: (e) => console.log(e.type) });
  */
-import { followEventStream } from './events-stream.ts';
+
 import { createTransport } from './http.ts';
+import { followEventStream } from './job-event-reader.ts';
 import type {
   AgentJob,
   Automation,

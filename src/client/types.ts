@@ -6,8 +6,8 @@
 import type { z } from 'zod';
 import type { AutomationInput, AutomationRun } from '../automations/automation.ts';
 import type { Problem } from '../http/problem.ts';
+import type { AgentJob, JobStatus } from '../jobs/agent-job.ts';
 import type { JobEvent } from '../jobs/events.ts';
-import type { AgentJob, JobStatus } from '../jobs/job.ts';
 import type { createJobBody, messageBody } from '../jobs/requests.ts';
 
 export type { Automation, AutomationInput, AutomationRun, RunChange } from '../automations/automation.ts';

@@ -1,6 +1,6 @@
 /** The v1 session object (docs/api/mintlify-v1.mdx): a job as Mintlify's deprecated v1 API showed it. */
 import { z } from 'zod';
-import { type AgentJob, toAgentJob } from '../jobs/job.ts';
+import { type AgentJob, toAgentJob } from '../jobs/agent-job.ts';
 import type { JobHistory, JobRow } from '../jobs/job-history.ts';
 
 /** The v1 session object as it is served, and described in `/openapi.json`. */

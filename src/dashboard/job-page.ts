@@ -1,6 +1,6 @@
 import type { DocwrightError } from '../errors.ts';
+import type { AgentJob } from '../jobs/agent-job.ts';
 import type { JobEvent } from '../jobs/events.ts';
-import type { AgentJob } from '../jobs/job.ts';
 import type { JobRunRow, RunDiffRow } from '../jobs/job-history.ts';
 import type { ProjectView } from '../projects/projects.ts';
 import { isWebLink } from '../web-link.ts';

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { FieldError } from '../errors.ts';
-import type { JobStatus } from '../jobs/job.ts';
+import type { JobStatus } from '../jobs/agent-job.ts';
 import { assets } from './assets.ts';
 import { type Html, html, type Renderable } from './html.ts';
 import type { Flash, SignedIn } from './session.ts';

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { App } from '../app.ts';
 import { DocwrightError } from '../errors.ts';
-import { type EventStream, openEventStream } from '../http/event-stream.ts';
+import { type EventStream, openEventStream } from '../http/server-sent-events.ts';
 import { isJobId } from '../ids.ts';
+import type { JobStatus } from '../jobs/agent-job.ts';
 import type { JobEvent } from '../jobs/events.ts';
-import type { JobStatus } from '../jobs/job.ts';
 import { hashSessionToken } from '../operators/sessions.ts';
 import { renderDiff } from './diff-view.ts';
 import { jobDetails, jobInstructions } from './job-page.ts';
@@ -13,7 +13,7 @@ import { projectOf } from './projects.ts';
 import { renderEvents } from './transcript.ts';
 
 /**
- * Live updates of the dashboard over Server-Sent Events (src/http/event-stream.ts: bounded
+ * Live updates of the dashboard over Server-Sent Events (src/http/server-sent-events.ts: bounded
  * buffers, slow readers dropped, streams per session limited). htmx's SSE extension swaps each
  * message's HTML into the element whose `sse-swap` names the message's event.
  */

@@ -1,6 +1,6 @@
 /**
  * `docwright eval` (docs/evaluation.mdx): runs a suite's tasks through the real pipeline — a docwright App
- * on a temporary SQLite data directory, a worker with the agent runner, a project and a job per
+ * on a temporary SQLite data directory, a worker with the run pipeline, a project and a job per
  * task — scores them, and removes everything it made, on failure and cancellation too.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -11,7 +11,7 @@ import type { Model } from '../agent/model-resolution.ts';
 import { openApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
-import { createAgentRunner } from '../worker/agent-runner.ts';
+import { createPipeline } from '../worker/pipeline.ts';
 import { Worker } from '../worker/worker.ts';
 import { invalidReport, runTask, type TaskReport } from './run-task.ts';
 import { type Summary, summarize } from './score.ts';
@@ -67,7 +67,7 @@ export async function runEval(options: EvalOptions): Promise<EvalRun> {
     // The worker's log would tear the progress line: only errors, on stderr.
     const logger = createLogger(options.env.DOCWRIGHT_LOG_LEVEL ?? 'error', pino.destination(2));
     const app = await openApp(config, { logger });
-    const worker = new Worker(app, { runner: createAgentRunner(app), pollMs: 100 });
+    const worker = new Worker(app, { runner: createPipeline(app), pollMs: 100 });
     worker.start();
     try {
       const reports = await runAll(options, async (task, index) => {

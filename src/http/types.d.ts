@@ -1,9 +1,9 @@
 import type { Principal } from '../keys/keys.ts';
-import type { OpenStreams } from './event-stream.ts';
+import type { OpenStreams } from './server-sent-events.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The event streams this server holds open (event-stream.ts). */
+    /** The event streams this server holds open (server-sent-events.ts). */
     eventStreams: OpenStreams;
   }
   interface FastifyRequest {

@@ -1,5 +1,5 @@
 /**
- * What the surfaces show of jobs beyond the AgentJob (jobs.ts): each job's runs and their
+ * What the surfaces show of jobs beyond the AgentJob (job-service.ts): each job's runs and their
  * instructions, its transcript, live or stored, its diff, the v1 API's job rows and the
  * overview's counts per project. Reads only:
  * the dashboard, the Mintlify v1 API and the v2 event stream call these, never the database.
@@ -8,10 +8,10 @@ import type { Kysely } from 'kysely';
 import { isJobId } from '../ids.ts';
 import type { Database, JobRow, JobRunRow, RunDiffRow } from '../store/schema.ts';
 import type { Signals } from '../store/signals.ts';
+import type { JobStatus } from './agent-job.ts';
 import { latestDiff } from './diffs.ts';
 import { type FollowOptions, followJobEventRows, followJobEvents } from './event-feed.ts';
 import { type JobEvent, listEvents } from './events.ts';
-import type { JobStatus } from './job.ts';
 import { type ProjectStats, projectStats } from './project-stats.ts';
 
 export type JobHistory = ReturnType<typeof createJobHistory>;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { branchName, MODEL_PATTERN } from '../validation.ts';
+import { JOB_STATUSES } from './agent-job.ts';
 import { changesInput } from './changes.ts';
-import { JOB_STATUSES } from './job.ts';
 
 /**
  * The request shapes of the job API. The same schemas validate requests and

@@ -6,7 +6,7 @@
 import type { Kysely } from 'kysely';
 import { newWebhookDeliveryId, newWebhookMessageId } from '../ids.ts';
 import type { Database, JobRow } from '../store/schema.ts';
-import { toAgentJob } from './job.ts';
+import { toAgentJob } from './agent-job.ts';
 import type { WebhookEventType } from './webhook-events.ts';
 
 export interface JobMessage {

@@ -13,7 +13,7 @@ import { describeEvent } from '../client/describe-event.ts';
 import { describeJob } from '../client/describe-job.ts';
 import { DocwrightApiError } from '../client/errors.ts';
 import type { AgentJob, ChangeInput } from '../client/types.ts';
-import { JOB_STATUSES } from '../jobs/job.ts';
+import { JOB_STATUSES } from '../jobs/agent-job.ts';
 import { VERSION } from '../version.ts';
 
 /** Under the 60 s most MCP clients allow a call by default; an agent calls again while a job runs. */

@@ -18,6 +18,12 @@ import {
 } from '../automations/watched-branch.ts';
 import { isDocwrightError } from '../errors.ts';
 
+/** What the loop uses of the App. */
+export type AutomationLoopDeps = Pick<
+  App,
+  'automations' | 'config' | 'logger' | 'now' | 'projects' | 'store'
+>;
+
 export interface AutomationLoopOptions {
   /** How often waiting deliveries and due schedules are looked for without a wake-up (default 15 s). */
   checkMs?: number;
@@ -47,7 +53,7 @@ export const DELIVERY_QUIET_MS = 25;
 export const DELIVERY_BURST_MAX_MS = 500;
 
 export class AutomationLoop {
-  readonly #app: App;
+  readonly #app: AutomationLoopDeps;
   readonly #checkMs: number;
   readonly #pollMs: number;
   readonly #listChanges: ListChanges;
@@ -61,7 +67,7 @@ export class AutomationLoop {
   #stopping = false;
   #unsubscribe: (() => void) | undefined;
 
-  constructor(app: App, options: AutomationLoopOptions = {}) {
+  constructor(app: AutomationLoopDeps, options: AutomationLoopOptions = {}) {
     this.#app = app;
     this.#checkMs = options.checkMs ?? 15_000;
     this.#pollMs = (options.pollSeconds ?? app.config.automationPollSeconds) * 1000;

@@ -4,7 +4,7 @@
  * from its mirror, at the head of the job's change of it or else at its ref.
  *
  * The seam for jobs that document changes: `RunCodeContext` is what the worker passes in per run
- * (`createAgentRunner(app, { codeContext })`); everything from there — fetching into the mirrors,
+ * (`createPipeline(app, { codeContext })`); everything from there — fetching into the mirrors,
  * serving the agent's reads, closing — is here.
  */
 import type { AgentChange } from '../agent/change.ts';

@@ -1,5 +1,5 @@
 import type { AgentProcessLimits } from '../config.ts';
-import { AgentProcess } from './isolated-agent.ts';
+import { AgentProcess } from './agent-process.ts';
 
 /** A spare unused for this long is stopped: an idle server gives its memory back. */
 const SPARE_IDLE_MS = 10 * 60_000;

@@ -28,6 +28,9 @@ import { postWebhook, RESPONSE_KEPT_BYTES, type WebhookAnswer } from '../webhook
 import { signWebhook } from '../webhooks/signature.ts';
 import { ClaimLoop } from './claim-loop.ts';
 
+/** What the dispatcher uses of the App. */
+export type WebhookDispatcherDeps = Pick<App, 'config' | 'logger' | 'now' | 'signals' | 'store' | 'webhooks'>;
+
 export interface WebhookDispatcherOptions {
   /**
    * Deliveries waiting for a prompt answer at once in this process (default 8). One that has
@@ -66,7 +69,7 @@ interface DeliveryContext {
 
 export class WebhookDispatcher {
   readonly id: string;
-  readonly #app: App;
+  readonly #app: WebhookDispatcherDeps;
   readonly #log: Logger;
   readonly #limits: typeof DEFAULTS;
   readonly #leaseMs: number;
@@ -83,7 +86,7 @@ export class WebhookDispatcher {
   /** Claims due deliveries into free slots; stop() waits for its pass. */
   readonly #claims: ClaimLoop;
 
-  constructor(app: App, options: WebhookDispatcherOptions = {}) {
+  constructor(app: WebhookDispatcherDeps, options: WebhookDispatcherOptions = {}) {
     this.#app = app;
     this.#options = options;
     this.#limits = {

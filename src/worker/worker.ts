@@ -1,7 +1,7 @@
 import type { App } from '../app.ts';
 import type { WorkerSettings } from '../config.ts';
+import { toAgentJob } from '../jobs/agent-job.ts';
 import { parseChangeRequests } from '../jobs/changes.ts';
-import { toAgentJob } from '../jobs/job.ts';
 import { runHistory } from '../jobs/runs.ts';
 import { finishRun, type RunOutcome, recordRunEvent } from '../jobs/transitions.ts';
 import { jobSpending, recordUsage, type TokenUsage } from '../jobs/usage.ts';
@@ -16,6 +16,9 @@ import { removeOwnRunDirectory, removeStaleRunDirectories } from './run-director
 import type { DeferTask, RunnableJob, Runner } from './runner.ts';
 import { sweepRuns, timeLimitError } from './sweeper.ts';
 import { goneWorkerProcess, newWorkerId } from './worker-identity.ts';
+
+/** What the worker uses of the App: its settings, the store it claims from, the wake-ups and the clock. */
+export type WorkerDeps = Pick<App, 'config' | 'logger' | 'metrics' | 'now' | 'signals' | 'store'>;
 
 /** How often checkouts left by processes that died are looked for. */
 const LEFTOVER_SWEEP_MS = 10 * 60_000;
@@ -63,7 +66,7 @@ const leaseKey = (run: JobRunRow) => `${run.id}#${run.attempts}`;
  */
 export class Worker {
   readonly id: string;
-  readonly #app: App;
+  readonly #app: WorkerDeps;
   readonly #log: Logger;
   readonly #settings: WorkerSettings;
   readonly #options: WorkerOptions;
@@ -74,7 +77,7 @@ export class Worker {
   /** Claims runs into free slots; stop() waits for its pass. */
   readonly #claims: ClaimLoop;
 
-  constructor(app: App, options: WorkerOptions) {
+  constructor(app: WorkerDeps, options: WorkerOptions) {
     this.#app = app;
     this.#options = options;
     this.#settings = { ...app.config.worker, ...definedOnly(options) };

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { createAgentRunner } from '../../src/worker/agent-runner.ts';
+import { createPipeline } from '../../src/worker/pipeline.ts';
 import { Worker } from '../../src/worker/worker.ts';
 import { type ScriptedServer, startOpenAIServer, toolCall } from '../doubles/openai-server.ts';
 import { bearer, createGitRepository, startTestApp, type TestApp } from '../helpers/app.ts';
@@ -23,7 +23,7 @@ describe('GET /v2/agent/{projectId}/job/{id}/diff', () => {
       await t.app.projects.create({ name: 'Docs', repository, openaiCompatibleBaseUrl: model.url })
     ).id;
     key = (await t.app.keys.create(projectId)).key;
-    worker = new Worker(t.app, { runner: createAgentRunner(t.app), pollMs: 50 });
+    worker = new Worker(t.app, { runner: createPipeline(t.app), pollMs: 50 });
     worker.start();
   });
   after(async () => {

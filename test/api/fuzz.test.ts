@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { PROBLEM_CONTENT_TYPE, type Problem } from '../../src/http/problem.ts';
 import { isJobId } from '../../src/ids.ts';
-import { JOB_STATUSES } from '../../src/jobs/job.ts';
+import { JOB_STATUSES } from '../../src/jobs/agent-job.ts';
 import { createJobBody } from '../../src/jobs/requests.ts';
 import { checksum } from '../../src/keys/key-format.ts';
 import { type SeededProject, seedProject, startTestApp, type TestApp } from '../helpers/app.ts';

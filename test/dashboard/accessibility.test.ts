@@ -3,7 +3,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { createAgentRunner } from '../../src/worker/agent-runner.ts';
+import { createPipeline } from '../../src/worker/pipeline.ts';
 import { Worker } from '../../src/worker/worker.ts';
 import { type ScriptedServer, startOpenAIServer, toolCall } from '../doubles/openai-server.ts';
 import { createGitRepository, startTestApp, type TestApp } from '../helpers/app.ts';
@@ -55,7 +55,7 @@ describe('every page: no serious or critical axe-core violations, usable at 375 
     });
     const gone = await t.app.webhooks.createEndpoint(project.id, { url: 'https://ci.example.org/hooks' });
     await t.app.webhooks.disableGone(gone.id);
-    const worker = new Worker(t.app, { runner: createAgentRunner(t.app), pollMs: 50 });
+    const worker = new Worker(t.app, { runner: createPipeline(t.app), pollMs: 50 });
     worker.start();
     model.push(
       {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createAgentRunner } from '../../src/worker/agent-runner.ts';
+import { createPipeline } from '../../src/worker/pipeline.ts';
 import { Worker } from '../../src/worker/worker.ts';
 import { httpError, type ScriptedServer, startOpenAIServer, toolCall } from '../doubles/openai-server.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -44,7 +44,7 @@ describe('job page: live status and transcript, diff, follow-up, archive', () =>
       openaiCompatibleApiKey: MODEL_KEY,
     });
     projectId = project.id;
-    worker = new Worker(t.app, { runner: createAgentRunner(t.app), pollMs: 50 });
+    worker = new Worker(t.app, { runner: createPipeline(t.app), pollMs: 50 });
     worker.start();
     const email = await createOperator(t.app);
     base = await t.listen();

@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
-import { createAgentRunner } from '../../src/worker/agent-runner.ts';
+import { createPipeline } from '../../src/worker/pipeline.ts';
 import { WebhookDispatcher } from '../../src/worker/webhook-dispatcher.ts';
 import { Worker } from '../../src/worker/worker.ts';
 import { type ScriptedServer, startOpenAIServer, toolCall } from '../doubles/openai-server.ts';
@@ -66,7 +66,7 @@ describe('webhooks page: endpoints, the secret shown once, deliveries and re-sen
       rateLimit: 1000,
     });
     projectId = project.id;
-    worker = new Worker(t.app, { runner: createAgentRunner(t.app), pollMs: 50 });
+    worker = new Worker(t.app, { runner: createPipeline(t.app), pollMs: 50 });
     dispatcher = new WebhookDispatcher(t.app, { pollMs: 100 });
     worker.start();
     dispatcher.start();

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createAgentRunner } from '../../src/worker/agent-runner.ts';
+import { createPipeline } from '../../src/worker/pipeline.ts';
 import { Worker } from '../../src/worker/worker.ts';
 import { type GitHttpServer, startGitHttpServer } from '../doubles/git-http-server.ts';
 import { createGitRepository, type GitRepository } from '../doubles/git-repository.ts';
@@ -112,7 +112,7 @@ for (const kind of ['gitlab', 'gitea'] as const) {
         apiUrl: host.apiUrl,
         token,
       });
-      worker = new Worker(t.app, { runner: createAgentRunner(t.app), pollMs: 50 });
+      worker = new Worker(t.app, { runner: createPipeline(t.app), pollMs: 50 });
       worker.start();
     });
     after(async () => {

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createAgentRunner } from '../../src/worker/agent-runner.ts';
+import { createPipeline } from '../../src/worker/pipeline.ts';
 import { Worker } from '../../src/worker/worker.ts';
 import { type GitHttpServer, startGitHttpServer } from '../doubles/git-http-server.ts';
 import { createGitRepository, type GitRepository } from '../doubles/git-repository.ts';
@@ -106,7 +106,7 @@ describe('a job that documents a code change, end to end on a GitHub double', ()
       apiUrl: github.baseUrl,
       token: TOKEN,
     });
-    worker = new Worker(t.app, { runner: createAgentRunner(t.app), pollMs: 50 });
+    worker = new Worker(t.app, { runner: createPipeline(t.app), pollMs: 50 });
     worker.start();
   });
   after(async () => {

@@ -13,8 +13,8 @@ import type { AgentChange } from '../../src/agent/change.ts';
 import type { CodeReader } from '../../src/agent/code.ts';
 import { loadConfig } from '../../src/config.ts';
 import { HostError } from '../../src/git/hosts/host.ts';
-import { createAgentRunner } from '../../src/worker/agent-runner.ts';
-import { AgentProcess } from '../../src/worker/isolated-agent.ts';
+import { AgentProcess } from '../../src/worker/agent-process.ts';
+import { createPipeline } from '../../src/worker/pipeline.ts';
 import type { RunCodeContext } from '../../src/worker/run-code.ts';
 import { Worker } from '../../src/worker/worker.ts';
 import { startOpenAIServer, toolCall } from '../doubles/openai-server.ts';
@@ -107,7 +107,7 @@ describe('a run that documents a change reads the code it documents', () => {
       return { contextRepositories: [{ name: 'api', url: api, env: {}, commit: head }], changes: [change] };
     };
     const model = await startOpenAIServer();
-    const worker = new Worker(t.app, { runner: createAgentRunner(t.app, { codeContext }), pollMs: 50 });
+    const worker = new Worker(t.app, { runner: createPipeline(t.app, { codeContext }), pollMs: 50 });
     worker.start();
     try {
       const project = await t.app.projects.create({
@@ -199,7 +199,7 @@ describe('a change that cannot be resolved', () => {
     const codeContext = async (): Promise<RunCodeContext> => {
       throw new HostError('change-unavailable', 'the host answered 404 for acme/api#42');
     };
-    const worker = new Worker(t.app, { runner: createAgentRunner(t.app, { codeContext }), pollMs: 50 });
+    const worker = new Worker(t.app, { runner: createPipeline(t.app, { codeContext }), pollMs: 50 });
     worker.start();
     try {
       const project = await t.app.projects.create({

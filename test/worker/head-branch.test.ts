@@ -4,7 +4,7 @@
 // starts, and nothing is pushed. Real git over smart HTTP and the GitHub API double.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createAgentRunner } from '../../src/worker/agent-runner.ts';
+import { createPipeline } from '../../src/worker/pipeline.ts';
 import { Worker } from '../../src/worker/worker.ts';
 import { type ScriptedServer, startOpenAIServer } from '../doubles/openai-server.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -31,7 +31,7 @@ describe(`a run never pushes to a branch it may not (${testDialect})`, () => {
     ]);
     hosted.git.git(hosted.name, 'branch', 'develop', 'main');
     hosted.git.git(hosted.name, 'branch', 'feature/theirs', 'main');
-    worker = new Worker(t.app, { runner: createAgentRunner(t.app), pollMs: 50 });
+    worker = new Worker(t.app, { runner: createPipeline(t.app), pollMs: 50 });
     worker.start();
   });
   after(async () => {

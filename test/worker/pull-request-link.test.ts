@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { createAgentRunner } from '../../src/worker/agent-runner.ts';
+import { createPipeline } from '../../src/worker/pipeline.ts';
 import { Worker } from '../../src/worker/worker.ts';
 import { createOperator, PASSWORD } from '../dashboard/browser.ts';
 import { type ScriptedServer, startOpenAIServer, toolCall } from '../doubles/openai-server.ts';
@@ -26,7 +26,7 @@ describe('pull request links that are not http(s)', () => {
       startTestApp({ env: { DOCWRIGHT_MODEL: 'openai-compatible/scripted' } }),
       startOpenAIServer({ apiKey: MODEL_KEY }),
     ]);
-    worker = new Worker(t.app, { runner: createAgentRunner(t.app), pollMs: 50 });
+    worker = new Worker(t.app, { runner: createPipeline(t.app), pollMs: 50 });
     worker.start();
   });
   after(async () => {

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { createAgentRunner } from '../../src/worker/agent-runner.ts';
-import type { AgentProcess } from '../../src/worker/isolated-agent.ts';
+import type { AgentProcess } from '../../src/worker/agent-process.ts';
+import { createPipeline } from '../../src/worker/pipeline.ts';
 import { SpareAgentProcess } from '../../src/worker/spare-agent.ts';
 import { Worker } from '../../src/worker/worker.ts';
 import { seedProject, startTestApp } from '../helpers/app.ts';
@@ -91,7 +91,7 @@ describe('the spare agent process', () => {
 
   test(`worker.stop() stops the spare its runner started after a run (${testDialect})`, async () => {
     const t = await startTestApp();
-    const worker = new Worker(t.app, { runner: createAgentRunner(t.app), pollMs: 50 });
+    const worker = new Worker(t.app, { runner: createPipeline(t.app), pollMs: 50 });
     try {
       const { projectId, repository } = await seedProject(t.app, {
         model: 'openai-compatible/scripted',

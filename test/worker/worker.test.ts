@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createAgentRunner } from '../../src/worker/agent-runner.ts';
+import { createPipeline } from '../../src/worker/pipeline.ts';
 import type { RunnableJob, RunnableRun, Runner } from '../../src/worker/runner.ts';
 import { sweepRuns } from '../../src/worker/sweeper.ts';
 import { Worker } from '../../src/worker/worker.ts';
@@ -146,11 +146,11 @@ describe('worker (in process)', () => {
     }
   });
 
-  test('the agent runner fails at once with model-not-configured when no model is set', async () => {
+  test('the run pipeline fails at once with model-not-configured when no model is set', async () => {
     const bare = await startTestApp();
     try {
       const q = await seedProject(bare.app);
-      const worker = new Worker(bare.app, { runner: createAgentRunner(bare.app), pollMs: 50 });
+      const worker = new Worker(bare.app, { runner: createPipeline(bare.app), pollMs: 50 });
       worker.start();
       const id = ((await bare.app.jobs.create(q.projectId, { prompt: 'x' })).body as { id: string }).id;
       const failed = await waitFor(async () => {

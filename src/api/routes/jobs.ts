@@ -3,9 +3,9 @@ import type { App } from '../../app.ts';
 import { authorizeProject, bearerKey } from '../../http/auth.ts';
 import { idempotencyOf } from '../../http/idempotency.ts';
 import { setRateLimitHeaders } from '../../http/rate-limit-headers.ts';
-import type { WorkResult } from '../../jobs/jobs.ts';
+import type { WorkResult } from '../../jobs/job-service.ts';
 import { hashKey } from '../../keys/key-format.ts';
-import { streamJobEvents, wantsEventStream } from '../job-events-stream.ts';
+import { streamJobEvents, wantsEventStream } from '../job-events-route.ts';
 import { JobPollCache } from '../job-poll-cache.ts';
 
 /** What Fastify answers a returned object with. */

@@ -14,14 +14,20 @@ import { DOCS_REPOSITORY } from '../jobs/changes.ts';
 import { headBranch } from '../projects/head-branch.ts';
 import { confidentialValues } from '../projects/projects.ts';
 import { createRedactor, redactDeep } from '../redact.ts';
+import type { ModelSpec } from './agent-process.ts';
 import { jobChanges, resolveChanges } from './change-resolution.ts';
-import type { ModelSpec } from './isolated-agent.ts';
 import { pullRequestBody } from './pull-request-body.ts';
 import { codeContextOf, openRunCode, type ResolveCodeContext, type RunCode } from './run-code.ts';
 import { processRunDirectory } from './run-directories.ts';
 import type { Runner, RunOutcome } from './runner.ts';
 import { commentOnSources } from './source-comments.ts';
 import { SpareAgentProcess } from './spare-agent.ts';
+
+/** What the pipeline uses of the App. */
+export type PipelineDeps = Pick<
+  App,
+  'config' | 'contextRepositories' | 'logger' | 'now' | 'projects' | 'store'
+>;
 
 const failed = (code: string, message: string): RunOutcome => ({
   status: 'failed',
@@ -33,7 +39,7 @@ const failed = (code: string, message: string): RunOutcome => ({
  * pull request. Every secret of the project is redacted from what the run
  * records; git gets its credentials only through the environment.
  */
-export interface AgentRunnerOptions {
+export interface PipelineOptions {
   /**
    * Replaces the code context of each run (tests of code reading alone). Default: the project's
    * context repositories, each at the head of the job's change of it or else at its ref, and the
@@ -42,7 +48,7 @@ export interface AgentRunnerOptions {
   codeContext?: ResolveCodeContext;
 }
 
-export function createAgentRunner(app: App, options: AgentRunnerOptions = {}): Runner {
+export function createPipeline(app: PipelineDeps, options: PipelineOptions = {}): Runner {
   const mirrors = new MirrorCache(app.config.mirrors);
   const evictMirrors = () =>
     mirrors.evict().then(

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../app.ts';
 import { DocwrightError } from '../errors.ts';
-import { openEventStream } from '../http/event-stream.ts';
+import { openEventStream } from '../http/server-sent-events.ts';
 import { jobEventJson } from '../jobs/events.ts';
 
 /** Whether the client asked for Server-Sent Events rather than a JSON list. */

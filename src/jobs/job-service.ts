@@ -7,6 +7,7 @@ import { lockProject } from '../store/dialect.ts';
 import type { ApiKeyRow, Database, JobRow, ProjectRow, RunDiffRow } from '../store/schema.ts';
 import type { Signal } from '../store/signals.ts';
 import { parseOrThrow } from '../validation.ts';
+import { type AgentJob, toAgentJob } from './agent-job.ts';
 import { isOwnHeadBranch } from './branches.ts';
 import {
   type ChangeInput,
@@ -19,7 +20,6 @@ import {
 import { latestDiff } from './diffs.ts';
 import { appendEvents, type JobEvent, listEvents } from './events.ts';
 import { findReplay, type IdempotentRequest, rememberResponse } from './idempotency.ts';
-import { type AgentJob, toAgentJob } from './job.ts';
 import { consumeRateLimit, peekRateLimit, type RateLimitState } from './rate-limit.ts';
 import {
   createJobBody,
