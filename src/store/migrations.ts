@@ -3,6 +3,7 @@ import { DEFAULT_MIGRATION_TABLE, type Migration, Migrator } from 'kysely/migrat
 import { DocwrightError } from '../errors.ts';
 import { VERSION } from '../version.ts';
 import { automationsMigration } from './automation-migration.ts';
+import { createJobFunctionMigration } from './create-job-function.ts';
 import { type DialectName, isDatabaseUnavailable, keepRowCounts, withAutoIncrementId } from './dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -417,6 +418,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
       },
     },
     '0011_automations': automationsMigration,
+    '0012_create_job_function': createJobFunctionMigration(dialect),
   };
 }
 

@@ -28,6 +28,7 @@ export const ALL_MIGRATIONS = [
   '0009_context_repositories',
   '0010_job_changes',
   '0011_automations',
+  '0012_create_job_function',
 ];
 
 /** A `projects` row written straight to the database (for tests below the services). */
