@@ -31,6 +31,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { openApp } from '../src/app.ts';
@@ -224,6 +225,15 @@ async function main(): Promise<void> {
     const started = Date.now();
     const seeded = await seed(env, repository);
     log(`seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    // SQLite's baselines get a copy of the seeded file: on docwright's own file they would wait
+    // for the write lock of its embedded worker (and it for theirs), a cost of sharing a file
+    // between processes rather than of a server. PostgreSQL's share the schema, as processes do.
+    const baselineFile = path.join(dataDir, 'baseline.db');
+    if (args.db === 'sqlite') {
+      const source = new DatabaseSync(path.join(dataDir, 'docwright.db'));
+      source.exec(`vacuum into '${baselineFile}'`);
+      source.close();
+    }
 
     const port = await freePort();
     const server = startProcess(
@@ -301,7 +311,7 @@ async function main(): Promise<void> {
       DB: args.db,
       DATABASE_URL: POSTGRES_URL,
       SCHEMA: schema,
-      SQLITE_FILE: path.join(dataDir, 'docwright.db'),
+      SQLITE_FILE: baselineFile,
     };
     const bare = await startBaseline(['-e', BARE_SERVER], { BODY: jobBody });
     const withSelect = await startBaseline([BASELINE_SERVER], { ...baselineEnv, BASELINE: 'select' });

@@ -10,7 +10,8 @@
  *
  * DB=postgres: through `pg` on a pool of POOL_SIZE connections (docwright's default, 10), the
  * statement named so that each connection parses and plans it once. DB=sqlite: through
- * node:sqlite on SQLITE_FILE in WAL mode with synchronous = NORMAL, as docwright opens it.
+ * node:sqlite on SQLITE_FILE (a copy of docwright's, see bench/api.ts) in WAL mode with
+ * synchronous = NORMAL, as docwright opens it, and SQLite's own checkpoints.
  * The INSERT writes docwright's own `jobs` table (its indexes and foreign key included): rows
  * nobody polls and no run refers to, so the worker never sees them.
  */
@@ -41,8 +42,6 @@ function openDatabase(): Run {
   db.exec('PRAGMA journal_mode = WAL');
   db.exec('PRAGMA synchronous = NORMAL');
   db.exec('PRAGMA foreign_keys = ON');
-  // The embedded worker of the server beside this one writes too: wait for its lock, briefly.
-  db.exec('PRAGMA busy_timeout = 1000');
   const statements = new Map<string, ReturnType<DatabaseSync['prepare']>>();
   return async (text, name, values) => {
     let statement = statements.get(name);
