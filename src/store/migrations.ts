@@ -5,6 +5,7 @@ import { VERSION } from '../version.ts';
 import { automationsMigration } from './automation-migration.ts';
 import { createJobFunctionMigration } from './create-job-function.ts';
 import { type DialectName, isDatabaseUnavailable, keepRowCounts, withAutoIncrementId } from './dialect.ts';
+import { pollNotifyMigration } from './poll-notify-migration.ts';
 import type { Database } from './schema.ts';
 
 /**
@@ -419,6 +420,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     },
     '0011_automations': automationsMigration,
     '0012_create_job_function': createJobFunctionMigration(dialect),
+    '0013_poll_notify': pollNotifyMigration(dialect),
   };
 }
 

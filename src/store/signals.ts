@@ -10,7 +10,10 @@ export type Signal =
   | { kind: 'run-cancelled'; runId: string }
   | { kind: 'job-event'; jobId: string }
   /** An API key was revoked: verified-key caches forget what they know (src/keys/key-cache.ts). */
-  | { kind: 'keys-changed' };
+  | { kind: 'keys-changed' }
+  /** PostgreSQL, sent by the database (migration 0013): a job's row changed; or jobs were deleted. */
+  | { kind: 'job-changed'; jobId: string }
+  | { kind: 'jobs-changed' };
 
 export interface Signals {
   /** Tells every process sharing the database; call after the change committed. */

@@ -29,6 +29,7 @@ export const ALL_MIGRATIONS = [
   '0010_job_changes',
   '0011_automations',
   '0012_create_job_function',
+  '0013_poll_notify',
 ];
 
 /** A `projects` row written straight to the database (for tests below the services). */
