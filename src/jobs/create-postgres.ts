@@ -1,9 +1,13 @@
 /**
- * Creating a job on PostgreSQL in two round trips: one read of the project and its webhook
- * endpoints, then one call of `create_job` (src/store/create-job-function.ts), which locks the
- * project, checks and records the rate-limit use, writes the job, its run, its event and its
- * webhook outbox, all in the call's own transaction; then the workers are told. The ordinary
- * transaction (src/jobs/jobs.ts) took nine round trips for the same.
+ * Creating a job on PostgreSQL in one round trip: one call of `create_job`
+ * (src/store/create-job-function.ts), which locks the project, checks and records the rate-limit
+ * use, writes the job, its run, its event and its webhook outbox, all in the call's own
+ * transaction; then the workers are told. The ordinary transaction (src/jobs/jobs.ts) took nine
+ * round trips for the same.
+ *
+ * The rows are built from the project and its webhook endpoints as this process last read them
+ * (one more round trip the first time, and whenever the function finds them changed: `stale`).
+ * What is remembered needs no invalidation to be right: the function checks it under the lock.
  *
  * Only the plain create takes this way: one with an `Idempotency-Key`, with code changes (named,
  * or a URL in the prompt) or on a project with a monthly token budget needs reads under the
@@ -62,18 +66,64 @@ export interface PlainCreate {
   headBranch?: string | undefined;
 }
 
+/** Projects remembered at most; past that the oldest is forgotten (read again when next needed). */
+const MAX_PROJECTS = 10_000;
+
 /** Creates the job, or answers undefined when it must be created the ordinary way. */
 export function postgresCreate(options: PostgresCreateOptions) {
   const { store } = options;
   const prepared = store.prepared!;
-  return async (projectId: string, body: PlainCreate): Promise<WorkResult | undefined> => {
+  const projects = new Map<string, ProjectWithEndpoints>();
+
+  async function readProject(projectId: string): Promise<ProjectWithEndpoints | undefined> {
     const [project] = await prepared<ProjectWithEndpoints>(
       CompiledQuery.raw(PROJECT_WITH_ENDPOINTS, [projectId]),
     );
-    if (!project) return undefined; // the ordinary way answers 404
+    if (!project) return undefined;
+    // Sorted as the function lists them; only those that want job.created matter here.
+    project.endpoints = project.endpoints
+      .filter((e) => subscribes(e.events, 'job.created'))
+      .sort((a, b) => (a.id < b.id ? -1 : 1));
+    if (projects.size >= MAX_PROJECTS) projects.delete(projects.keys().next().value!);
+    projects.set(projectId, project);
+    return project;
+  }
+
+  return async (projectId: string, body: PlainCreate): Promise<WorkResult | undefined> => {
+    const remembered = projects.get(projectId);
+    let result = remembered ? await attempt(projectId, remembered, body, true) : 'stale';
+    // Not known, or changed since it was read: with the project as it is now (twice at most: it
+    // may change again between the read and the lock).
+    for (let tries = 0; result === 'stale' && tries < 2; tries++) {
+      const project = await readProject(projectId);
+      result = project && (await attempt(projectId, project, body, false));
+    }
+    // No project (the ordinary way answers 404), one that needs the ordinary way, or changing under us.
+    if (result === undefined || result === 'stale') {
+      projects.delete(projectId);
+      return undefined;
+    }
+    return result;
+  };
+
+  async function attempt(
+    projectId: string,
+    project: ProjectWithEndpoints,
+    body: PlainCreate,
+    /** The project is as this process remembered it, not as just read. */
+    remembered: boolean,
+  ): Promise<WorkResult | 'stale' | undefined> {
     const budget = (JSON.parse(project.settings) as { monthlyTokenBudget?: number | null })
       .monthlyTokenBudget;
     if (budget) return undefined;
+    let model: string;
+    try {
+      model = options.chooseModel(project, body.model);
+    } catch (error) {
+      // A model refused by settings remembered from before may be allowed now: read them again.
+      if (remembered) return 'stale';
+      throw error;
+    }
     const at = options.now();
     const timestamp = at.toISOString();
     const row: JobRow = {
@@ -82,7 +132,7 @@ export function postgresCreate(options: PostgresCreateOptions) {
       status: 'active',
       repository: project.repository,
       ref: body.ref ?? project.ref,
-      model: options.chooseModel(project, body.model),
+      model,
       draft: body.draft === undefined ? null : Number(body.draft),
       pr_link: null,
       branch: body.headBranch ?? null,
@@ -96,7 +146,7 @@ export function postgresCreate(options: PostgresCreateOptions) {
       archived_at: null,
       changes: '[]',
     };
-    const endpoints = project.endpoints.filter((e) => subscribes(e.events, 'job.created'));
+    const { endpoints } = project;
     const [result] = await prepared<Outcome>(
       CompiledQuery.raw(CREATE_JOB, [
         projectId,
@@ -121,7 +171,7 @@ export function postgresCreate(options: PostgresCreateOptions) {
         endpoints.map(() => newWebhookDeliveryId()),
       ]),
     );
-    if (!result || result.outcome === 'stale') return undefined;
+    if (!result || result.outcome === 'stale') return 'stale';
     const oldest = result.oldest ? Date.parse(result.oldest) : undefined;
     if (result.outcome === 'rate-limited') throw rateLimitedError(result.rate_limit, oldest, at);
     // Not awaited: the answer need not wait for the nudge (a worker also polls), and the NOTIFY may
@@ -134,5 +184,5 @@ export function postgresCreate(options: PostgresCreateOptions) {
       rateLimit: stateAfterUse(result.rate_limit, Number(result.used), oldest, at),
       replayed: false,
     };
-  };
+  }
 }

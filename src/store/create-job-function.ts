@@ -21,12 +21,11 @@ import type { DialectName } from './dialect.ts';
  * takes a new snapshot (READ COMMITTED, VOLATILE), so the window is counted after the lock, as
  * `consumeRateLimit` does (src/jobs/rate-limit.ts), and the limit stays exact across processes.
  *
- * The caller (src/jobs/create-postgres.ts) built the rows from the project as it read it just
- * before; the function checks under the lock that the project still says what the rows were
- * built from (or exists at all), and otherwise writes nothing and answers `stale`: the caller
- * then creates the job the ordinary way. Webhook deliveries go to the endpoints the caller found
- * subscribed that are still enabled (one disabled meanwhile gets none, as if the create had
- * committed before).
+ * The caller (src/jobs/create-postgres.ts) built the rows from the project as it knew it (read
+ * before, possibly by an earlier create); the function checks under the lock that the project
+ * still says what the rows were built from, and that the endpoints that want `job.created` are
+ * still those it names, and otherwise writes nothing and answers `stale`: the caller then reads
+ * the project again. So what the caller remembers can be stale without a create being wrong.
  *
  * Answers one row: `outcome` ('created', 'rate-limited' or 'stale'), the uses in the window
  * before this one (`used`), the oldest of them (`oldest`, for the RateLimit header) and the
@@ -52,7 +51,6 @@ declare
   stored bigint;
   expired bigint;
   oldest_use text;
-  deliveries integer;
   use_limit integer;
 begin
   -- Serialises the project's creates (and follow-ups) across processes until the commit.
@@ -61,7 +59,12 @@ begin
      or project.repository <> arg_repository
      or project.ref <> arg_ref
      or project.model is distinct from arg_model
-     or project.settings <> arg_settings then
+     or project.settings <> arg_settings
+     -- The endpoints that want job.created, as the caller knew them (id order).
+     or array(select e.id from webhook_endpoints e
+               where e.project_id = arg_project_id and e.disabled_at is null
+                 and e.events::jsonb ? 'job.created'
+               order by e.id collate "C") <> arg_endpoint_ids then
     return query select 'stale'::text, 0::bigint, null::text, 0;
     return;
   end if;
@@ -99,12 +102,7 @@ begin
     insert into webhook_deliveries (id, message_id, endpoint_id, project_id, status, next_attempt_at,
                                     created_at, updated_at)
     select d.id, arg_message_id, d.endpoint_id, arg_project_id, 'pending', arg_at, arg_at, arg_at
-      from unnest(arg_delivery_ids, arg_endpoint_ids) as d(id, endpoint_id)
-      join webhook_endpoints e on e.id = d.endpoint_id and e.disabled_at is null;
-    get diagnostics deliveries = row_count;
-    if deliveries = 0 then
-      delete from webhook_messages m where m.id = arg_message_id;
-    end if;
+      from unnest(arg_delivery_ids, arg_endpoint_ids) as d(id, endpoint_id);
   end if;
 
   return query select 'created'::text, stored - expired, oldest_use, use_limit;

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { CompiledQuery } from 'kysely';
+import { DocwrightError } from '../../src/errors.ts';
 import { postgresCreate } from '../../src/jobs/create-postgres.ts';
+import type { WorkResult } from '../../src/jobs/jobs.ts';
 import type { Store } from '../../src/store/database.ts';
 import { type SeededProject, seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
 import { testDialect } from '../helpers/database.ts';
@@ -11,7 +13,7 @@ import { testDialect } from '../helpers/database.ts';
  * (src/jobs/create-postgres.ts). What happens in between must not be lost: these tests change
  * the database between the read and the call.
  */
-describe('a plain create on PostgreSQL in two round trips', { skip: testDialect !== 'postgres' }, () => {
+describe('a plain create on PostgreSQL in one round trip', { skip: testDialect !== 'postgres' }, () => {
   let t: TestApp;
   let p: SeededProject;
   before(async () => {
@@ -20,14 +22,17 @@ describe('a plain create on PostgreSQL in two round trips', { skip: testDialect 
   });
   after(() => t.close());
 
-  /** `postgresCreate` whose first round trip (the read) is followed by `meanwhile`. */
-  const createWith = (meanwhile: () => Promise<void>) => {
-    let reads = 0;
+  /**
+   * A `postgresCreate` of its own (nothing remembered), counting its round trips; `meanwhile`
+   * runs after the first (the read of the project).
+   */
+  const creator = (meanwhile: () => Promise<void> = async () => {}) => {
+    const calls = { count: 0 };
     const store: Store = {
       ...t.app.store,
       prepared: async <R>(query: CompiledQuery) => {
         const rows = await t.app.store.prepared!<R>(query);
-        if (reads++ === 0) await meanwhile();
+        if (calls.count++ === 0) await meanwhile();
         return rows;
       },
     };
@@ -36,10 +41,24 @@ describe('a plain create on PostgreSQL in two round trips', { skip: testDialect 
       defaultRateLimit: 100,
       now: () => new Date(),
       publish: async () => {},
-      chooseModel: (project) => project.model ?? '',
+      chooseModel: (project, requested) => {
+        const allowed = (JSON.parse(project.settings) as { allowedModels?: string[] }).allowedModels ?? [];
+        if (requested !== undefined && !allowed.includes(requested))
+          throw new DocwrightError('invalid-request', 'model is not allowed');
+        return requested ?? project.model ?? '';
+      },
     });
-    return create(p.projectId, { prompt: 'Document the export command' });
+    return {
+      calls,
+      create: (body = {}) => create(p.projectId, { prompt: 'Document the export command', ...body }),
+    };
   };
+  const createWith = (meanwhile: () => Promise<void>) => creator(meanwhile).create();
+  const setProject = async (values: { ref?: string; settings?: string; rate_limit?: number }) => {
+    await t.app.store.db.updateTable('projects').set(values).where('id', '=', p.projectId).execute();
+  };
+  const refOf = (result: WorkResult | undefined) => (result?.body as { source: { ref: string } }).source.ref;
+
   const count = async (table: 'jobs' | 'rate_limit_uses' | 'webhook_messages' | 'webhook_deliveries') =>
     Number(
       (
@@ -51,20 +70,29 @@ describe('a plain create on PostgreSQL in two round trips', { skip: testDialect 
       ).n,
     );
 
-  test('a project changed between the read and the lock: nothing is written, the ordinary way takes over', async () => {
+  test('a project changed between the read and the lock: the call writes nothing, and the create is made from the project as it now is', async () => {
     const [jobs, uses] = [await count('jobs'), await count('rate_limit_uses')];
-    const result = await createWith(async () => {
-      await t.app.store.db
-        .updateTable('projects')
-        .set({ ref: 'release' })
-        .where('id', '=', p.projectId)
-        .execute();
-    });
-    assert.equal(result, undefined);
-    assert.deepEqual([await count('jobs'), await count('rate_limit_uses')], [jobs, uses]);
-    // The ordinary way sees the new ref.
-    const created = await t.app.jobs.create(p.projectId, { prompt: 'Document the export command' });
-    assert.equal((created.body as { source: { ref: string } }).source.ref, 'release');
+    const result = await createWith(() => setProject({ ref: 'release' }));
+    assert.equal(refOf(result), 'release');
+    // One job and one use: the stale call wrote nothing.
+    assert.deepEqual([await count('jobs'), await count('rate_limit_uses')], [jobs + 1, uses + 1]);
+    await setProject({ ref: 'main' });
+  });
+
+  test('a remembered project costs no read; one changed since is read again, and a model allowed since is allowed', async () => {
+    const { calls, create } = creator();
+    await create();
+    assert.equal(calls.count, 2, 'the first create reads the project');
+    await create();
+    assert.equal(calls.count, 3, 'the next one is one round trip');
+    await setProject({ ref: 'release' });
+    assert.equal(refOf(await create()), 'release');
+    assert.equal(calls.count, 6, 'stale call, read, call');
+    await setProject({ ref: 'main', settings: JSON.stringify({ allowedModels: ['openai/gpt-bench'] }) });
+    const chosen = await create({ model: 'openai/gpt-bench' });
+    assert.equal((chosen?.body as { model: string }).model, 'openai/gpt-bench');
+    await assert.rejects(create({ model: 'openai/other' }), /not allowed/);
+    await setProject({ settings: '{}' });
   });
 
   test('a webhook endpoint disabled between the read and the call gets no delivery, and no message is left', async () => {
@@ -113,11 +141,7 @@ describe('a plain create on PostgreSQL in two round trips', { skip: testDialect 
 
   test('the last use of the window: one more is refused with the reset time, and nothing is written', async () => {
     const used = await count('rate_limit_uses');
-    await t.app.store.db
-      .updateTable('projects')
-      .set({ rate_limit: used })
-      .where('id', '=', p.projectId)
-      .execute();
+    await setProject({ rate_limit: used });
     const jobs = await count('jobs');
     await assert.rejects(
       createWith(async () => {}),
