@@ -17,6 +17,7 @@ import {
   parseChangeRequests,
   requestedChanges,
 } from './changes.ts';
+import { postgresCreate } from './create-postgres.ts';
 import { latestDiff } from './diffs.ts';
 import { appendEvents, type JobEvent, listEvents } from './events.ts';
 import { findReplay, type IdempotentRequest, rememberResponse } from './idempotency.ts';
@@ -33,6 +34,7 @@ import {
 import { runQueue } from './runs.ts';
 import { monthlyTokens, nextMonth, usageMonth } from './usage.ts';
 import { enqueueJobMessage } from './webhook-outbox.ts';
+import type { WorkResult } from './work-result.ts';
 
 export interface JobServiceOptions {
   store: Store;
@@ -47,17 +49,11 @@ export interface JobServiceOptions {
   publish?: (signal: Signal) => Promise<void>;
 }
 
-/** The outcome of a request that creates work (create, follow-up). */
-export interface WorkResult {
-  statusCode: number;
-  /** The job record, or for a replay the original response body. */
-  body: unknown;
-  location: string | null;
-  rateLimit: RateLimitState;
-  /** True when an `Idempotency-Key` matched and nothing was created. */
-  replayed: boolean;
-}
+/** Whether a request may name code changes: it names some, or its prompt holds a URL. */
+const mayNameChanges = (body: { prompt: string; changes?: ChangeInput[] | undefined }) =>
+  (body.changes?.length ?? 0) > 0 || /https?:\/\//i.test(body.prompt);
 
+/** The outcome of a request that creates work (create, follow-up). */
 export interface JobPage {
   jobs: AgentJob[];
   nextCursor: string | null;
@@ -118,7 +114,7 @@ export function createJobService(options: JobServiceOptions) {
     body: { prompt: string; changes?: ChangeInput[] | undefined },
     earlier: readonly ChangeRequest[] = [],
   ): Promise<ChangeRequest[]> {
-    if (!body.changes?.length && !/https?:\/\//i.test(body.prompt)) return [...earlier];
+    if (!mayNameChanges(body)) return [...earlier];
     const own: NamedRepository = { name: DOCS_REPOSITORY, repository: project.repository };
     const contexts = await trx
       .selectFrom('context_repositories')
@@ -294,7 +290,10 @@ export function createJobService(options: JobServiceOptions) {
     );
   }
 
-  function chooseModel(project: ProjectRow, requested: string | undefined): string {
+  function chooseModel(
+    project: Pick<ProjectRow, 'model' | 'settings'>,
+    requested: string | undefined,
+  ): string {
     const settings = JSON.parse(project.settings) as { allowedModels?: string[] };
     const fallback = project.model ?? options.defaultModel ?? '';
     if (requested === undefined) return fallback;
@@ -311,6 +310,17 @@ export function createJobService(options: JobServiceOptions) {
     return requested;
   }
 
+  const createOnPostgres =
+    dialect === 'postgres' && store.prepared
+      ? postgresCreate({
+          store,
+          defaultRateLimit: options.defaultRateLimit,
+          publish,
+          now,
+          chooseModel,
+        })
+      : undefined;
+
   return {
     /** Creates a job and queues its first run (docs/api/overview.mdx). */
     async create(
@@ -321,6 +331,16 @@ export function createJobService(options: JobServiceOptions) {
       options: { headBranch?: string } = {},
     ): Promise<WorkResult> {
       const body = parseOrThrow(createSchema, rawBody);
+      if (createOnPostgres && !idempotency && !mayNameChanges(body)) {
+        const created = await createOnPostgres(projectId, {
+          prompt: body.prompt,
+          ref: body.ref,
+          model: body.model,
+          draft: body.draft,
+          headBranch: options.headBranch,
+        });
+        if (created) return created;
+      }
       return createWork(projectId, idempotency, async (trx, project, at) => {
         const timestamp = at.toISOString();
         const row: JobRow = {

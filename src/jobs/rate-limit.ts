@@ -21,7 +21,7 @@ interface WindowRow {
  * the last create are counted here (the next create prunes them).
  */
 async function readWindow(db: Kysely<Database>, projectId: string, now: Date) {
-  const windowStart = new Date(now.getTime() - WINDOW_MS).toISOString();
+  const windowStart = windowStartOf(now);
   // Written as SQL: building it with the query builder on every create took 12 µs.
   const { rows } = await sql<WindowRow>`
     select (select uses from rate_limit_counts where project_id = ${projectId}) as stored,
@@ -41,6 +41,33 @@ async function readWindow(db: Kysely<Database>, projectId: string, now: Date) {
 
 const secondsUntilFree = (oldest: number | undefined, now: Date) =>
   oldest === undefined ? 0 : Math.max(1, Math.ceil((oldest + WINDOW_MS - now.getTime()) / 1000));
+
+/** The start of the window that ends at `now` (uses at or before it no longer count). */
+export const windowStartOf = (now: Date): string => new Date(now.getTime() - WINDOW_MS).toISOString();
+
+/** The `rate-limited` error of a project whose `count` uses fill its window (`oldest`: the first of them). */
+export function rateLimitedError(limit: number, oldest: number | undefined, now: Date): DocwrightError {
+  const state = { limit, remaining: 0, resetSeconds: secondsUntilFree(oldest, now) };
+  return new DocwrightError(
+    'rate-limited',
+    `rate limit of ${limit} uses per hour reached for this project; retry in ${state.resetSeconds} s`,
+    { retryAfter: state.resetSeconds, rateLimit: state },
+  );
+}
+
+/** The state after recording one use at `now`, `count` uses having been in the window before it. */
+export function stateAfterUse(
+  limit: number,
+  count: number,
+  oldest: number | undefined,
+  now: Date,
+): RateLimitState {
+  return {
+    limit,
+    remaining: limit - count - 1,
+    resetSeconds: secondsUntilFree(oldest ?? now.getTime(), now),
+  };
+}
 
 /** The state without using anything (for responses that count nothing). */
 export async function peekRateLimit(
@@ -67,14 +94,7 @@ export async function consumeRateLimit(
   now: Date,
 ): Promise<RateLimitState> {
   const { count, oldest, expired, windowStart } = await readWindow(trx, projectId, now);
-  if (count >= limit) {
-    const state = { limit, remaining: 0, resetSeconds: secondsUntilFree(oldest, now) };
-    throw new DocwrightError(
-      'rate-limited',
-      `rate limit of ${limit} uses per hour reached for this project; retry in ${state.resetSeconds} s`,
-      { retryAfter: state.resetSeconds, rateLimit: state },
-    );
-  }
+  if (count >= limit) throw rateLimitedError(limit, oldest, now);
   // Uses that left the window are dead weight; pruning keeps the table at most `limit` rows a project.
   if (expired > 0) {
     await trx
@@ -87,9 +107,5 @@ export async function consumeRateLimit(
   await sql`insert into rate_limit_uses (project_id, used_at) values (${projectId}, ${now.toISOString()})`.execute(
     trx,
   );
-  return {
-    limit,
-    remaining: limit - count - 1,
-    resetSeconds: secondsUntilFree(oldest ?? now.getTime(), now),
-  };
+  return stateAfterUse(limit, count, oldest, now);
 }

@@ -18,6 +18,14 @@ export interface JobMessage {
   at: Date;
 }
 
+/** Whether an endpoint's `events` (stored JSON) include `type`. */
+export const subscribes = (events: string, type: WebhookEventType): boolean =>
+  (JSON.parse(events) as string[]).includes(type);
+
+/** The body of the message that reports `job` as of `at` (ISO). */
+export const messageBody = (type: WebhookEventType, job: JobRow, at: string): string =>
+  JSON.stringify({ type, timestamp: at, data: toAgentJob(job) });
+
 /** Returns the message id, or undefined when no endpoint of the project wants this type. */
 export async function enqueueJobMessage(
   trx: Kysely<Database>,
@@ -29,7 +37,7 @@ export async function enqueueJobMessage(
     .where('project_id', '=', message.projectId)
     .where('disabled_at', 'is', null)
     .execute();
-  const subscribed = endpoints.filter((e) => (JSON.parse(e.events) as string[]).includes(message.type));
+  const subscribed = endpoints.filter((e) => subscribes(e.events, message.type));
   if (subscribed.length === 0) return undefined;
 
   const job =
@@ -37,7 +45,7 @@ export async function enqueueJobMessage(
     (await trx.selectFrom('jobs').selectAll().where('id', '=', message.jobId).executeTakeFirstOrThrow());
   const at = message.at.toISOString();
   const id = newWebhookMessageId();
-  const body = JSON.stringify({ type: message.type, timestamp: at, data: toAgentJob(job) });
+  const body = messageBody(message.type, job, at);
   await trx
     .insertInto('webhook_messages')
     .values({

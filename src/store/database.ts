@@ -38,6 +38,11 @@ export interface Store {
    * runs at once when the connection is free, skipping the executor (the API's hot reads).
    */
   read<R>(query: CompiledQuery): Promise<R[]>;
+  /**
+   * PostgreSQL: runs one statement (a write too) as a named prepared statement on a connection of
+   * the pool, in its own transaction, and returns its rows: one round trip. Absent on SQLite.
+   */
+  prepared?<R>(query: CompiledQuery): Promise<R[]>;
   close(): Promise<void>;
 }
 
@@ -193,6 +198,11 @@ function openPostgres(databaseUrl: string, options: StoreOptions): Store {
   pool.on('connect', (client) => client.on('error', (error) => options.onPoolError?.(error)));
   const db = new Kysely<Database>({ dialect: new SchemaPostgresDialect({ pool }, schema) });
   const url = new URL(databaseUrl);
+  const prepared = async <R>(query: CompiledQuery): Promise<R[]> => {
+    // A named statement is parsed and planned once per connection, then only executed.
+    const config = { name: statementName(query.sql), text: query.sql, values: [...query.parameters] };
+    return (await pool.query(config)).rows as R[];
+  };
   const location = `${url.hostname}:${url.port || 5432}${url.pathname} (schema ${schema})`;
   return {
     db,
@@ -205,11 +215,8 @@ function openPostgres(databaseUrl: string, options: StoreOptions): Store {
       location,
       'point DATABASE_URL at the primary server, with a role that may write',
     ),
-    read: async <R>(query: CompiledQuery) => {
-      // A named statement is parsed and planned once per connection, then only executed.
-      const config = { name: statementName(query.sql), text: query.sql, values: [...query.parameters] };
-      return (await pool.query(config)).rows as R[];
-    },
+    read: prepared,
+    prepared,
     close: () => db.destroy(),
   };
 }

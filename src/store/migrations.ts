@@ -16,6 +16,8 @@ import { contextRepositories } from './migrations/0009-context-repositories.ts';
 import { jobChanges } from './migrations/0010-job-changes.ts';
 import { automations } from './migrations/0011-automations.ts';
 import { docsWebhookSecret } from './migrations/0012-docs-webhook-secret.ts';
+import { createJobFunctionMigration } from './migrations/0013-create-job-function.ts';
+import { pollNotifyMigration } from './migrations/0014-poll-notify.ts';
 import type { Database } from './schema.ts';
 
 /**
@@ -36,6 +38,8 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0010_job_changes': jobChanges,
     '0011_automations': automations,
     '0012_docs_webhook_secret': docsWebhookSecret,
+    '0013_create_job_function': createJobFunctionMigration(dialect),
+    '0014_poll_notify': pollNotifyMigration(dialect),
   };
 }
 

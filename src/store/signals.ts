@@ -10,7 +10,10 @@ export type Signal =
   | { kind: 'run-cancelled'; runId: string }
   | { kind: 'job-event'; jobId: string }
   /** An API key was revoked: verified-key caches forget what they know (src/keys/key-cache.ts). */
-  | { kind: 'keys-changed' };
+  | { kind: 'keys-changed' }
+  /** PostgreSQL, sent by the database (migration 0014): a job's row changed; or jobs were deleted. */
+  | { kind: 'job-changed'; jobId: string }
+  | { kind: 'jobs-changed' };
 
 export interface Signals {
   /** Tells every process sharing the database; call after the change committed. */
@@ -182,10 +185,41 @@ export function createSignals(
       });
   }
 
+  /**
+   * The NOTIFY of each payload under way, and the one queued behind it. A signal only says "look
+   * again", so the callers that publish the same one while it is being sent share one more NOTIFY,
+   * sent after that one: it still follows each caller's commit, and a thousand creates a second
+   * send a few NOTIFYs, not a thousand (each a commit that PostgreSQL serialises with every other
+   * notifying commit).
+   */
+  const sending = new Map<string, Promise<void>>();
+  const queued = new Map<string, Promise<void>>();
+  const notify = (payload: string): Promise<void> => {
+    const waiting = queued.get(payload);
+    if (waiting) return waiting;
+    const start = (): Promise<void> => {
+      const sent = sql`select pg_notify(${channel}, ${payload})`.execute(store.db).then(() => {});
+      sending.set(payload, sent);
+      const forget = () => {
+        if (sending.get(payload) === sent) sending.delete(payload);
+      };
+      sent.then(forget, forget);
+      return sent;
+    };
+    const current = sending.get(payload);
+    if (!current) return start();
+    const next = current
+      .catch(() => {})
+      .then(() => {
+        queued.delete(payload);
+        return start();
+      });
+    queued.set(payload, next);
+    return next;
+  };
+
   return {
-    async publish(signal) {
-      await sql`select pg_notify(${channel}, ${JSON.stringify(signal)})`.execute(store.db);
-    },
+    publish: (signal) => notify(JSON.stringify(signal)),
     subscribe(listener) {
       ensureListening();
       emitter.on('signal', listener);

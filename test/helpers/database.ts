@@ -29,6 +29,8 @@ export const ALL_MIGRATIONS = [
   '0010_job_changes',
   '0011_automations',
   '0012_docs_webhook_secret',
+  '0013_create_job_function',
+  '0014_poll_notify',
 ];
 
 /** A `projects` row written straight to the database (for tests below the services). */

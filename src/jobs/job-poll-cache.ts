@@ -26,8 +26,8 @@ interface Entry {
  * they were read from: the store's change token (`Store.changes`) is the same. That token moves
  * with every commit of another process and every write of this one (a revocation, a job's
  * progress, a key's recorded use), so an answer from here is as current as a read, revocations
- * included; it only saves the read. SQLite only: PostgreSQL has no such token short of a query,
- * and there every poll reads.
+ * included; it only saves the read. SQLite only: PostgreSQL has no such token short of a query;
+ * there the database announces its changes instead (job-poll-cache-postgres.ts).
  *
  * All entries belong to one token: the first lookup under a new one forgets them.
  *
