@@ -1,12 +1,12 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { processSecrets } from '../redact.ts';
-import type { Store } from '../store/database.ts';
-
 /**
  * First run of the embedded default: no operator can sign in yet, so `docwright serve` prints
  * a one-time link to a page where the first account is made. Only the link's hash is stored;
  * a new start replaces it, and it works once and only while no operator exists.
  */
+import { createHash, randomBytes } from 'node:crypto';
+import { processSecrets } from '../redact.ts';
+import type { Store } from '../store/database.ts';
+
 const LINK_TTL_MS = 24 * 60 * 60 * 1000;
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');

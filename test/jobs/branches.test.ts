@@ -78,6 +78,12 @@ describe(`head branches on ${testDialect}`, () => {
       await sql`drop table ${sql.id(table)}`.execute(store.db);
     for (const table of ['jobs', 'job_runs'])
       await sql`alter table ${sql.id(table)} drop column changes`.execute(store.db);
+    await sql`alter table projects drop column docs_webhook_secret`.execute(store.db);
+    if (store.dialect === 'postgres') {
+      // 0013's function and 0014's triggers (with the function they call).
+      await sql`drop function create_job`.execute(store.db);
+      await sql`drop function notify_poll_change cascade`.execute(store.db);
+    }
     await sql`delete from kysely_migration where name >= '0007'`.execute(store.db);
     assert.deepEqual(await migrateToLatest(store.db, store.dialect, database.schema), {
       applied: ALL_MIGRATIONS.filter((name) => name >= '0007'),
