@@ -10,11 +10,13 @@
  * or edited only after a read of its current content) and what it changed, and
  * checks the final set of changed files once more before anything is committed.
  */
+
 import { lstatSync, mkdirSync, renameSync, type Stats, unlinkSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { compileGlob } from '../glob.ts';
 import { type CodeAccess, readOnlyCodeRefusal } from './code.ts';
+import { EditHistory } from './edit/history.ts';
 import { formatBytes } from './format.ts';
 import { compareStrings, FORBIDDEN_SEGMENTS, normaliseInput } from './paths.ts';
 import { atomicWrite, contentHash, isCode, isEmptyDirectory, readHash, readNoFollow } from './safe-files.ts';
@@ -52,6 +54,8 @@ export class Workspace {
   finished: { title: string; summary: string } | null = null;
   /** The code the run may read (never write), when there is any (see code.ts). */
   code: CodeAccess | undefined;
+  /** What the files edited held before, so that a stale old_string can be told apart (edit/history.ts). */
+  readonly editHistory = new EditHistory();
 
   readonly #docsDir: string;
   readonly #isWritable: (relative: string) => boolean;

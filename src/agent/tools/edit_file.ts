@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { earlierVersions, rememberVersion } from '../edit/history.ts';
 import { toleratedUpTo } from '../edit/ladder.ts';
 import { applyEdits, firstMatch, type Place, type Plan, planEdit, rankOf } from '../edit/plan.ts';
 import { toLf } from '../edit/text.ts';
@@ -75,7 +74,7 @@ export const editFile: AgentTool<z.infer<typeof parameters>> = {
     workspace.locate(relative, { write: true, bytes, charge: plan.bytes });
     const updated = applyEdits(content, plan.edits);
     workspace.writeFile(relative, updated, plan.bytes);
-    rememberVersion(workspace, relative, content);
+    workspace.editHistory.remember(relative, content);
 
     const first = plan.edits[0]!;
     const notes = [
@@ -130,7 +129,7 @@ const staleMessage = (relative: string, then: Place) =>
  * `rank` (firstMatch's); null when it never did.
  */
 function staleness({ workspace, relative, old_string }: Context, rank: number): Place | null {
-  for (const version of earlierVersions(workspace, relative)) {
+  for (const version of workspace.editHistory.earlier(relative)) {
     const found = firstMatch(version, old_string);
     if (found !== null && found.rank < rank) return found.place;
   }
