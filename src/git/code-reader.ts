@@ -77,6 +77,8 @@ const DEFAULT_BATCH = 200;
 const READ_AHEAD = 100;
 /** Folders remembered as read ahead, at most (a bound on the reader's memory). */
 const READ_AHEAD_FOLDERS = 10_000;
+/** Missing objects of a folder a read-ahead keeps in mind, at most (a bound on its memory). */
+const MISSING_IN_FOLDER = 10_000;
 /** Names of files that are most likely binary (and often large): never read ahead. */
 const BINARY_NAME =
   /\.(png|jpe?g|gif|webp|ico|bmp|tiff?|psd|pdf|zip|gz|tgz|bz2|xz|7z|rar|jar|war|class|so|dylib|dll|exe|bin|o|a|wasm|woff2?|ttf|otf|eot|mp[34]|mov|avi|webm|ogg|wav|flac|sqlite|db|pack|idx)$/i;
@@ -95,8 +97,8 @@ export class GitCodeReader {
   readonly commit: string;
   readonly #options: GitCodeReaderOptions;
   readonly #objects: CatFileBatch;
-  /** Folders whose missing files were fetched by a read (see `#readAhead`). */
-  readonly #readAheadDone = new Set<string>();
+  /** Folders whose missing files a read fetched, or is fetching (see `#readAhead`). */
+  readonly #readAheads = new Map<string, Promise<void>>();
 
   constructor(options: GitCodeReaderOptions) {
     this.commit = options.commit;
@@ -196,17 +198,46 @@ export class GitCodeReader {
   /**
    * When `path`'s blob is missing, fetches it and up to READ_AHEAD missing files beside it (not
    * ones whose names say they are binary) in one round trip. Sizes are unknown before a fetch:
-   * the read-ahead is bounded by count, and its blobs go to disk, never to memory.
+   * the read-ahead is bounded by count, and its blobs go to disk, never to memory. Reads of the
+   * same folder meanwhile wait for it rather than have git fetch their file on its own.
    */
-  async #readAhead(path: string): Promise<void> {
+  #readAhead(path: string): Promise<void> {
     const slash = path.lastIndexOf('/');
     const dir = slash === -1 ? '.' : path.slice(0, slash);
-    const name = path.slice(slash + 1);
     // A folder read ahead once has its files (a file past READ_AHEAD is fetched on its own by git).
-    if (this.#readAheadDone.has(dir)) return;
-    if (this.#readAheadDone.size >= READ_AHEAD_FOLDERS) this.#readAheadDone.clear();
-    this.#readAheadDone.add(dir);
-    const siblings = new Map<string, string>();
+    let done = this.#readAheads.get(dir);
+    if (done) return done;
+    if (this.#readAheads.size >= READ_AHEAD_FOLDERS) this.#readAheads.clear();
+    done = this.#fetchFolder(dir, path.slice(slash + 1));
+    this.#readAheads.set(dir, done);
+    return done;
+  }
+
+  async #fetchFolder(dir: string, name: string): Promise<void> {
+    // What the folder holds and which of its objects the repository lacks are asked of git side
+    // by side (two local processes, while the object reader starts): a cold read's own cost
+    // before its round trip is then one process, not three in a row.
+    this.#objects.start();
+    const [files, lacking] = await Promise.all([
+      this.#folderFiles(dir, name),
+      this.#missingInFolder(dir).catch(() => undefined),
+    ]);
+    if (files?.target === undefined) return; // not a file of a folder at this commit: the read says what it is
+    const wanted = [files.target, ...files.siblings];
+    const missing = lacking ?? (await this.#missing(dir, new Set(wanted), 1));
+    if (!missing.has(files.target)) return;
+    await this.#fetch(wanted.filter((oid) => missing.has(oid)));
+  }
+
+  /**
+   * The blob of `name` in the folder `dir` and up to READ_AHEAD other files there (not ones whose
+   * names say they are binary), or undefined when `dir` is no folder at the commit.
+   */
+  async #folderFiles(
+    dir: string,
+    name: string,
+  ): Promise<{ target?: string; siblings: string[] } | undefined> {
+    const siblings: string[] = [];
     let target: string | undefined;
     let rest = '';
     try {
@@ -222,18 +253,29 @@ export class GitCodeReader {
             const entry = record.slice(tab + 1);
             if (type !== 'blob') continue;
             if (entry === name) target = oid;
-            else if (siblings.size < READ_AHEAD && !BINARY_NAME.test(entry)) siblings.set(oid, entry);
+            else if (siblings.length < READ_AHEAD && !BINARY_NAME.test(entry)) siblings.push(oid);
           }
           return undefined;
         },
       });
     } catch {
-      return; // not a folder at this commit: the read says what the path is
+      return undefined;
     }
-    if (target === undefined) return;
-    const missing = await this.#missing(dir, new Set([target, ...siblings.keys()]), 1);
-    if (!missing.has(target)) return;
-    await this.#fetch([...missing]);
+    return { ...(target !== undefined && { target }), siblings };
+  }
+
+  /**
+   * The objects directly in the folder `dir` that the repository lacks, or undefined when there
+   * are more than MISSING_IN_FOLDER (a bound on memory: the caller then asks about its few).
+   */
+  async #missingInFolder(dir: string): Promise<Set<string> | undefined> {
+    const missing = new Set<string>();
+    let tooMany = false;
+    await this.#revListMissing(dir, 1, (oid) => {
+      if (missing.size < MISSING_IN_FOLDER) missing.add(oid);
+      else tooMany = true;
+    });
+    return tooMany ? undefined : missing;
   }
 
   /** Streams `git ls-tree -r` of `dir` at the commit, entry by entry. */
@@ -277,9 +319,24 @@ export class GitCodeReader {
   async #missing(dir: string, wanted: Set<string>, depth?: number): Promise<Set<string>> {
     const missing = new Set<string>();
     if (wanted.size === 0) return missing;
+    await this.#revListMissing(dir, depth, (oid) => {
+      if (wanted.has(oid)) missing.add(oid);
+    }).catch(() => {
+      // A single file's path is no tree: its one blob is treated as missing.
+      for (const oid of wanted) missing.add(oid);
+    });
+    return missing;
+  }
+
+  /** Hands each object under `dir` at the commit that the repository lacks to `onMissing`. */
+  async #revListMissing(
+    dir: string,
+    depth: number | undefined,
+    onMissing: (oid: string) => void,
+  ): Promise<void> {
     let rest = '';
     const take = (line: string) => {
-      if (line.startsWith('?') && wanted.has(line.slice(1))) missing.add(line.slice(1));
+      if (line.startsWith('?')) onMissing(line.slice(1));
     };
     const tree = dir === '.' ? `${this.commit}^{tree}` : `${this.commit}:${dir}`;
     const filter = depth === undefined ? [] : [`--filter=tree:${depth}`];
@@ -291,12 +348,8 @@ export class GitCodeReader {
         for (const line of lines) take(line);
         return undefined;
       },
-    }).catch(() => {
-      // A single file's path is no tree: its one blob is treated as missing.
-      for (const oid of wanted) missing.add(oid);
     });
     if (rest) take(rest);
-    return missing;
   }
 
   /** Fetches the blobs in one round trip, the way git's own lazy fetch asks for them. */

@@ -200,6 +200,23 @@ describe('the git code reader', () => {
     }
   });
 
+  test('reads of one folder at the same time share its read-ahead: one round trip for all', async () => {
+    const opened = await open();
+    try {
+      const before = server.requests.length;
+      const reads = await Promise.all(
+        ['src/index.ts', 'src/mod1.ts', 'src/mod2.ts'].map((file) => opened.reader.read(file, 1024)),
+      );
+      assert.deepEqual(
+        reads.map((read) => read.kind === 'file' && read.bytes.toString('utf8')),
+        [FILES['src/index.ts'], FILES['src/mod1.ts'], FILES['src/mod2.ts']],
+      );
+      assert.equal(server.requests.slice(before).filter((r) => r.method === 'POST').length, 1);
+    } finally {
+      await opened.close();
+    }
+  });
+
   test('a batch fetch brings the scanned blobs in one round trip, not one per file', async () => {
     const opened = await open();
     try {
