@@ -56,11 +56,6 @@ export class CatFileBatch {
     return answer ? { info: answer.info, bytes: answer.bytes! } : null;
   }
 
-  /** Starts the git process now, e.g. while other work runs, so that the first answer comes sooner. */
-  start(): void {
-    if (!this.#failed) this.#start();
-  }
-
   /** Ends the git process (idempotent); pending questions fail. */
   close(): void {
     const child = this.#child;

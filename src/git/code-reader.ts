@@ -21,6 +21,13 @@ export interface GitCodeReaderOptions {
   /** Credentials for the promisor remote (gitCredentialEnv), if any. */
   env?: Record<string, string>;
   redact?: (text: string) => string;
+  /**
+   * The repository held no file's blob when the reader was made (a mirror just created and
+   * fetched with trees only): until the reader fetches otherwise than by reading ahead, a
+   * folder's read-ahead fetches without asking git first which blobs are missing. (Blobs another
+   * reader of the mirror fetched meanwhile come again: bytes, not a round trip.)
+   */
+  blobless?: boolean;
   /** Held while blobs are fetched into a shared mirror (see checkout.ts `FetchLock`). */
   lock?: FetchLock;
   /** Ends every git command the reader runs. */
@@ -77,6 +84,8 @@ const DEFAULT_BATCH = 200;
 const READ_AHEAD = 100;
 /** Folders remembered as read ahead, at most (a bound on the reader's memory). */
 const READ_AHEAD_FOLDERS = 10_000;
+/** Largest folder tree (bytes) a read-ahead holds whole; a larger one is streamed from ls-tree. */
+const TREE_READ_WHOLE = 1 << 20;
 /** Missing objects of a folder a read-ahead keeps in mind, at most (a bound on its memory). */
 const MISSING_IN_FOLDER = 10_000;
 /** Names of files that are most likely binary (and often large): never read ahead. */
@@ -90,6 +99,29 @@ interface Entry {
   path: string;
 }
 
+/** A file read and the files beside it that a read-ahead fetches with it. */
+interface FolderFiles {
+  /** The read file's blob, when the folder holds it. */
+  target?: string;
+  siblings: string[];
+}
+
+/** Collects a FolderFiles from a folder's entries: the file `name`, and up to READ_AHEAD others that are not likely binary. */
+function pickFiles(name: string) {
+  const picked: FolderFiles = { siblings: [] };
+  return {
+    picked,
+    take(entry: string, oid: string, blob: boolean) {
+      if (!blob) return;
+      if (entry === name) picked.target = oid;
+      else if (picked.siblings.length < READ_AHEAD && !BINARY_NAME.test(entry)) picked.siblings.push(oid);
+    },
+  };
+}
+
+/** Whether a tree entry's mode is a file's (a regular file or a symbolic link), as `git ls-tree` says `blob`. */
+const isBlobMode = (mode: number) => (mode & 0o170000) !== 0o040000 && (mode & 0o170000) !== 0o160000;
+
 /** What a code context reads from: a GitCodeReader, or one that opens its repository when first read. */
 export type CodeSource = Pick<GitCodeReader, 'list' | 'read' | 'scan'>;
 
@@ -99,10 +131,13 @@ export class GitCodeReader {
   readonly #objects: CatFileBatch;
   /** Folders whose missing files a read fetched, or is fetching (see `#readAhead`). */
   readonly #readAheads = new Map<string, Promise<void>>();
+  /** Whether every blob the repository holds was fetched by a read-ahead of this reader (see `blobless`). */
+  #blobless: boolean;
 
   constructor(options: GitCodeReaderOptions) {
     this.commit = options.commit;
     this.#options = options;
+    this.#blobless = options.blobless ?? false;
     this.#objects = new CatFileBatch({ cwd: options.cwd, env: options.env, redact: options.redact });
   }
 
@@ -161,6 +196,7 @@ export class GitCodeReader {
       if (candidates.length < options.maxFiles) candidates.push(entry);
       else more ??= entry.path;
     });
+    this.#blobless = false; // the scan fetches files of any folder
     const missing = await this.#missing(dir, new Set(candidates.map((c) => c.oid)));
     const result: CodeScanResult = { scanned: 0, skippedTooLarge: 0, stopped: null };
     let bytesLeft = options.maxBytes;
@@ -207,17 +243,25 @@ export class GitCodeReader {
     // A folder read ahead once has its files (a file past READ_AHEAD is fetched on its own by git).
     let done = this.#readAheads.get(dir);
     if (done) return done;
-    if (this.#readAheads.size >= READ_AHEAD_FOLDERS) this.#readAheads.clear();
+    if (this.#readAheads.size >= READ_AHEAD_FOLDERS) {
+      this.#readAheads.clear();
+      this.#blobless = false; // a folder forgotten here may be read ahead again
+    }
     done = this.#fetchFolder(dir, path.slice(slash + 1));
     this.#readAheads.set(dir, done);
     return done;
   }
 
   async #fetchFolder(dir: string, name: string): Promise<void> {
-    // What the folder holds and which of its objects the repository lacks are asked of git side
-    // by side (two local processes, while the object reader starts): a cold read's own cost
-    // before its round trip is then one process, not three in a row.
-    this.#objects.start();
+    if (this.#blobless) {
+      // Nothing of this folder was fetched (see `blobless`): its files are missing, all of them.
+      const files = await this.#folderFiles(dir, name);
+      if (files?.target !== undefined) await this.#fetch([files.target, ...files.siblings]);
+      return;
+    }
+    // What the folder holds (from the object reader, which the read needs anyway) and which of
+    // its objects the repository lacks (rev-list) are asked side by side: a cold read's own cost
+    // before its round trip is one new process, not three in a row.
     const [files, lacking] = await Promise.all([
       this.#folderFiles(dir, name),
       this.#missingInFolder(dir).catch(() => undefined),
@@ -231,14 +275,33 @@ export class GitCodeReader {
 
   /**
    * The blob of `name` in the folder `dir` and up to READ_AHEAD other files there (not ones whose
-   * names say they are binary), or undefined when `dir` is no folder at the commit.
+   * names say they are binary), or undefined when `dir` is no folder at the commit. The folder's
+   * tree comes from the object reader (no process of its own) unless it is too large to hold.
    */
-  async #folderFiles(
-    dir: string,
-    name: string,
-  ): Promise<{ target?: string; siblings: string[] } | undefined> {
-    const siblings: string[] = [];
-    let target: string | undefined;
+  async #folderFiles(dir: string, name: string): Promise<FolderFiles | undefined> {
+    const info = await this.#objects.info(dir === '.' ? `${this.commit}^{tree}` : `${this.commit}:${dir}`);
+    if (info?.type !== 'tree') return undefined;
+    if (info.size > TREE_READ_WHOLE) return this.#folderFilesListed(dir, name);
+    const tree = await this.#objects.contents(info.oid);
+    if (!tree) return undefined;
+    const files = pickFiles(name);
+    // `<octal mode> SP <name> NUL <binary object id>`, entry after entry.
+    const idLength = this.commit.length / 2;
+    for (let at = 0; at < tree.bytes.length; ) {
+      const space = tree.bytes.indexOf(0x20, at);
+      const nul = tree.bytes.indexOf(0, space);
+      if (space === -1 || nul === -1) break;
+      const mode = Number.parseInt(tree.bytes.toString('latin1', at, space), 8);
+      const oid = tree.bytes.toString('hex', nul + 1, nul + 1 + idLength);
+      files.take(tree.bytes.toString('utf8', space + 1, nul), oid, isBlobMode(mode));
+      at = nul + 1 + idLength;
+    }
+    return files.picked;
+  }
+
+  /** `#folderFiles` of a large folder, streamed from `git ls-tree`. */
+  async #folderFilesListed(dir: string, name: string): Promise<FolderFiles | undefined> {
+    const files = pickFiles(name);
     let rest = '';
     try {
       await git(['ls-tree', '-z', dir === '.' ? this.commit : `${this.commit}:${dir}`], {
@@ -250,10 +313,7 @@ export class GitCodeReader {
             const tab = record.indexOf('\t');
             if (tab === -1) continue;
             const [, type = '', oid = ''] = record.slice(0, tab).split(' ');
-            const entry = record.slice(tab + 1);
-            if (type !== 'blob') continue;
-            if (entry === name) target = oid;
-            else if (siblings.length < READ_AHEAD && !BINARY_NAME.test(entry)) siblings.push(oid);
+            files.take(record.slice(tab + 1), oid, type === 'blob');
           }
           return undefined;
         },
@@ -261,7 +321,7 @@ export class GitCodeReader {
     } catch {
       return undefined;
     }
-    return { ...(target !== undefined && { target }), siblings };
+    return files.picked;
   }
 
   /**

@@ -99,6 +99,9 @@ export async function openContextRepository(options: ContextRepositoryOptions): 
           redact,
           lock,
           signal,
+          // A mirror made just now was fetched without any blob: the reader need not ask git which
+          // blobs a folder lacks before its first read.
+          blobless: mirror.created,
         });
         return {
           reader,

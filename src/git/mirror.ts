@@ -38,6 +38,8 @@ export interface MirrorCacheOptions {
 export interface Mirror {
   /** The bare repository. */
   gitDir: string;
+  /** Made by this `use` (empty until `work` fetches into it). */
+  created: boolean;
 }
 
 /** Written last when a mirror is made: a mirror without it is half-made. */
@@ -112,13 +114,14 @@ export class MirrorCache {
     const release = await this.#lock(gitDir, options.signal);
     try {
       const marker = path.join(gitDir, MARKER);
-      if (options.rebuild || !(await exists(marker))) {
+      const created = options.rebuild || !(await exists(marker));
+      if (created) {
         if ((await exists(gitDir)) && (await hasLiveWorktree(gitDir))) {
           throw new Error(`the mirror ${gitDir} needs rebuilding but another run uses it`);
         }
         await createMirror(gitDir, remote, options.signal);
       }
-      const result = await work({ gitDir });
+      const result = await work({ gitDir, created });
       const now = new Date();
       await utimes(marker, now, now);
       return result;
