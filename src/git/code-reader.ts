@@ -30,6 +30,11 @@ export interface GitCodeReaderOptions {
   blobless?: boolean;
   /** Held while blobs are fetched into a shared mirror (see checkout.ts `FetchLock`). */
   lock?: FetchLock;
+  /**
+   * The object reader to use (on `cwd`, with the same credentials), e.g. one started while the
+   * commit was being fetched; the reader closes it. Default: one of its own.
+   */
+  objects?: CatFileBatch;
   /** Ends every git command the reader runs. */
   signal?: AbortSignal;
 }
@@ -138,7 +143,8 @@ export class GitCodeReader {
     this.commit = options.commit;
     this.#options = options;
     this.#blobless = options.blobless ?? false;
-    this.#objects = new CatFileBatch({ cwd: options.cwd, env: options.env, redact: options.redact });
+    this.#objects =
+      options.objects ?? new CatFileBatch({ cwd: options.cwd, env: options.env, redact: options.redact });
   }
 
   /** Stops the reader's git process. */
