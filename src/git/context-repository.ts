@@ -69,17 +69,14 @@ export async function openContextRepository(options: ContextRepositoryOptions): 
       remote,
       async (mirror) => {
         const opts: GitOptions = { cwd: mirror.gitDir, env: options.env, redact, signal };
-        // The reader's object process starts while the commit is fetched: a process less to wait
-        // for at the first read.
         const objects = new CatFileBatch({ cwd: mirror.gitDir, env: options.env, redact });
-        objects.start();
         let commit: string;
         let release: () => Promise<void>;
         try {
           // Kept under a ref: the next job's fetch offers it as a commit the mirror has, and gets
           // only what changed since.
           const wanted = `+${options.commit ?? options.ref ?? 'HEAD'}:${FETCHED}`;
-          await git(
+          const fetching = git(
             [
               'fetch',
               '--quiet',
@@ -97,6 +94,10 @@ export async function openContextRepository(options: ContextRepositoryOptions): 
             ],
             opts,
           );
+          // The reader's object process starts while the commit is fetched (after the fetch's, which
+          // has the longer way to go): a process less to wait for at the first read.
+          objects.start();
+          await fetching;
           commit =
             options.commit ?? (await git(['rev-parse', '--verify', `${FETCHED}^{commit}`], opts)).trim();
           release = await cache.hold(mirror);

@@ -255,12 +255,17 @@ const lockOptions = (retries: number) => ({
 async function createMirror(gitDir: string, remote: string, signal?: AbortSignal): Promise<void> {
   await discard(gitDir);
   signal?.throwIfAborted();
-  for (const dir of ['objects/info', 'objects/pack', 'refs/heads', 'refs/tags'])
-    await mkdir(path.join(gitDir, dir), { recursive: true });
-  // A mirror has no branch of its own: HEAD only has to be a valid symbolic ref.
-  await writeFile(path.join(gitDir, 'HEAD'), 'ref: refs/heads/main\n');
-  await writeFile(path.join(gitDir, 'config'), mirrorConfig(remote));
-  await writeFile(path.join(gitDir, 'config.worktree'), MAIN_WORKTREE_CONFIG);
+  await Promise.all(
+    ['objects/info', 'objects/pack', 'refs/heads', 'refs/tags'].map((dir) =>
+      mkdir(path.join(gitDir, dir), { recursive: true }),
+    ),
+  );
+  await Promise.all([
+    // A mirror has no branch of its own: HEAD only has to be a valid symbolic ref.
+    writeFile(path.join(gitDir, 'HEAD'), 'ref: refs/heads/main\n'),
+    writeFile(path.join(gitDir, 'config'), mirrorConfig(remote)),
+    writeFile(path.join(gitDir, 'config.worktree'), MAIN_WORKTREE_CONFIG),
+  ]);
   await writeFile(path.join(gitDir, MARKER), `${JSON.stringify({ createdAt: new Date().toISOString() })}\n`);
 }
 
