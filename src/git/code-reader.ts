@@ -247,15 +247,19 @@ export class GitCodeReader {
     const slash = path.lastIndexOf('/');
     const dir = slash === -1 ? '.' : path.slice(0, slash);
     // A folder read ahead once has its files (a file past READ_AHEAD is fetched on its own by git).
-    let done = this.#readAheads.get(dir);
+    const done = this.#readAheads.get(dir);
     if (done) return done;
     if (this.#readAheads.size >= READ_AHEAD_FOLDERS) {
       this.#readAheads.clear();
       this.#blobless = false; // a folder forgotten here may be read ahead again
     }
-    done = this.#fetchFolder(dir, path.slice(slash + 1));
-    this.#readAheads.set(dir, done);
-    return done;
+    // One that failed (the remote unreachable for a moment) is tried again by the next read.
+    const fetching: Promise<void> = this.#fetchFolder(dir, path.slice(slash + 1)).catch((error: unknown) => {
+      if (this.#readAheads.get(dir) === fetching) this.#readAheads.delete(dir);
+      throw error;
+    });
+    this.#readAheads.set(dir, fetching);
+    return fetching;
   }
 
   async #fetchFolder(dir: string, name: string): Promise<void> {

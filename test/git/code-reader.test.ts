@@ -4,7 +4,7 @@
 // and every answer bounded. Real git over HTTP on loopback, with credentials in the environment.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import { checkoutForRun } from '../../src/git/checkout.ts';
@@ -267,6 +267,23 @@ describe('the git code reader', () => {
         [5, 6, 7].map((i) => `export const n${i} = ${i};\n`),
       );
       assert.equal(server.requests.slice(before).filter((r) => r.method === 'POST').length, 1);
+    } finally {
+      await opened.close();
+    }
+  });
+
+  test('a read whose fetch failed fails, and the next read of its folder fetches again', async () => {
+    const opened = await open();
+    const served = path.join(server.root, `${repo}.git`);
+    try {
+      renameSync(served, `${served}.away`);
+      try {
+        await assert.rejects(opened.reader.read('src/index.ts', 1024));
+      } finally {
+        renameSync(`${served}.away`, served);
+      }
+      const read = await opened.reader.read('src/mod4.ts', 1024);
+      assert.equal(read.kind === 'file' && read.bytes.toString('utf8'), FILES['src/mod4.ts']);
     } finally {
       await opened.close();
     }
