@@ -56,6 +56,14 @@ export class CatFileBatch {
     return answer ? { info: answer.info, bytes: answer.bytes! } : null;
   }
 
+  /**
+   * Starts the git process now rather than at the first question, e.g. while the objects are
+   * still being fetched (git looks for packs that arrived after it started when it misses one).
+   */
+  start(): void {
+    if (!this.#failed) this.#start();
+  }
+
   /** Ends the git process (idempotent); pending questions fail. */
   close(): void {
     const child = this.#child;

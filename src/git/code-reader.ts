@@ -21,8 +21,20 @@ export interface GitCodeReaderOptions {
   /** Credentials for the promisor remote (gitCredentialEnv), if any. */
   env?: Record<string, string>;
   redact?: (text: string) => string;
+  /**
+   * The repository held no file's blob when the reader was made (a mirror just created and
+   * fetched with trees only): until the reader fetches otherwise than by reading ahead, a
+   * folder's read-ahead fetches without asking git first which blobs are missing. (Blobs another
+   * reader of the mirror fetched meanwhile come again: bytes, not a round trip.)
+   */
+  blobless?: boolean;
   /** Held while blobs are fetched into a shared mirror (see checkout.ts `FetchLock`). */
   lock?: FetchLock;
+  /**
+   * The object reader to use (on `cwd`, with the same credentials), e.g. one started while the
+   * commit was being fetched; the reader closes it. Default: one of its own.
+   */
+  objects?: CatFileBatch;
   /** Ends every git command the reader runs. */
   signal?: AbortSignal;
 }
@@ -77,6 +89,10 @@ const DEFAULT_BATCH = 200;
 const READ_AHEAD = 100;
 /** Folders remembered as read ahead, at most (a bound on the reader's memory). */
 const READ_AHEAD_FOLDERS = 10_000;
+/** Largest folder tree (bytes) a read-ahead holds whole; a larger one is streamed from ls-tree. */
+const TREE_READ_WHOLE = 1 << 20;
+/** Missing objects of a folder a read-ahead keeps in mind, at most (a bound on its memory). */
+const MISSING_IN_FOLDER = 10_000;
 /** Names of files that are most likely binary (and often large): never read ahead. */
 const BINARY_NAME =
   /\.(png|jpe?g|gif|webp|ico|bmp|tiff?|psd|pdf|zip|gz|tgz|bz2|xz|7z|rar|jar|war|class|so|dylib|dll|exe|bin|o|a|wasm|woff2?|ttf|otf|eot|mp[34]|mov|avi|webm|ogg|wav|flac|sqlite|db|pack|idx)$/i;
@@ -88,6 +104,29 @@ interface Entry {
   path: string;
 }
 
+/** A file read and the files beside it that a read-ahead fetches with it. */
+interface FolderFiles {
+  /** The read file's blob, when the folder holds it. */
+  target?: string;
+  siblings: string[];
+}
+
+/** Collects a FolderFiles from a folder's entries: the file `name`, and up to READ_AHEAD others that are not likely binary. */
+function pickFiles(name: string) {
+  const picked: FolderFiles = { siblings: [] };
+  return {
+    picked,
+    take(entry: string, oid: string, blob: boolean) {
+      if (!blob) return;
+      if (entry === name) picked.target = oid;
+      else if (picked.siblings.length < READ_AHEAD && !BINARY_NAME.test(entry)) picked.siblings.push(oid);
+    },
+  };
+}
+
+/** Whether a tree entry's mode is a file's (a regular file or a symbolic link), as `git ls-tree` says `blob`. */
+const isBlobMode = (mode: number) => (mode & 0o170000) !== 0o040000 && (mode & 0o170000) !== 0o160000;
+
 /** What a code context reads from: a GitCodeReader, or one that opens its repository when first read. */
 export type CodeSource = Pick<GitCodeReader, 'list' | 'read' | 'scan'>;
 
@@ -95,13 +134,17 @@ export class GitCodeReader {
   readonly commit: string;
   readonly #options: GitCodeReaderOptions;
   readonly #objects: CatFileBatch;
-  /** Folders whose missing files were fetched by a read (see `#readAhead`). */
-  readonly #readAheadDone = new Set<string>();
+  /** Folders whose missing files a read fetched, or is fetching (see `#readAhead`). */
+  readonly #readAheads = new Map<string, Promise<void>>();
+  /** Whether every blob the repository holds was fetched by a read-ahead of this reader (see `blobless`). */
+  #blobless: boolean;
 
   constructor(options: GitCodeReaderOptions) {
     this.commit = options.commit;
     this.#options = options;
-    this.#objects = new CatFileBatch({ cwd: options.cwd, env: options.env, redact: options.redact });
+    this.#blobless = options.blobless ?? false;
+    this.#objects =
+      options.objects ?? new CatFileBatch({ cwd: options.cwd, env: options.env, redact: options.redact });
   }
 
   /** Stops the reader's git process. */
@@ -159,6 +202,7 @@ export class GitCodeReader {
       if (candidates.length < options.maxFiles) candidates.push(entry);
       else more ??= entry.path;
     });
+    this.#blobless = false; // the scan fetches files of any folder
     const missing = await this.#missing(dir, new Set(candidates.map((c) => c.oid)));
     const result: CodeScanResult = { scanned: 0, skippedTooLarge: 0, stopped: null };
     let bytesLeft = options.maxBytes;
@@ -196,18 +240,78 @@ export class GitCodeReader {
   /**
    * When `path`'s blob is missing, fetches it and up to READ_AHEAD missing files beside it (not
    * ones whose names say they are binary) in one round trip. Sizes are unknown before a fetch:
-   * the read-ahead is bounded by count, and its blobs go to disk, never to memory.
+   * the read-ahead is bounded by count, and its blobs go to disk, never to memory. Reads of the
+   * same folder meanwhile wait for it rather than have git fetch their file on its own.
    */
-  async #readAhead(path: string): Promise<void> {
+  #readAhead(path: string): Promise<void> {
     const slash = path.lastIndexOf('/');
     const dir = slash === -1 ? '.' : path.slice(0, slash);
-    const name = path.slice(slash + 1);
     // A folder read ahead once has its files (a file past READ_AHEAD is fetched on its own by git).
-    if (this.#readAheadDone.has(dir)) return;
-    if (this.#readAheadDone.size >= READ_AHEAD_FOLDERS) this.#readAheadDone.clear();
-    this.#readAheadDone.add(dir);
-    const siblings = new Map<string, string>();
-    let target: string | undefined;
+    const done = this.#readAheads.get(dir);
+    if (done) return done;
+    if (this.#readAheads.size >= READ_AHEAD_FOLDERS) {
+      this.#readAheads.clear();
+      this.#blobless = false; // a folder forgotten here may be read ahead again
+    }
+    // One that failed (the remote unreachable for a moment) is tried again by the next read.
+    const fetching: Promise<void> = this.#fetchFolder(dir, path.slice(slash + 1)).catch((error: unknown) => {
+      if (this.#readAheads.get(dir) === fetching) this.#readAheads.delete(dir);
+      throw error;
+    });
+    this.#readAheads.set(dir, fetching);
+    return fetching;
+  }
+
+  async #fetchFolder(dir: string, name: string): Promise<void> {
+    if (this.#blobless) {
+      // Nothing of this folder was fetched (see `blobless`): its files are missing, all of them.
+      const files = await this.#folderFiles(dir, name);
+      if (files?.target !== undefined) await this.#fetch([files.target, ...files.siblings]);
+      return;
+    }
+    // What the folder holds (from the object reader, which the read needs anyway) and which of
+    // its objects the repository lacks (rev-list) are asked side by side: a cold read's own cost
+    // before its round trip is one new process, not three in a row.
+    const [files, lacking] = await Promise.all([
+      this.#folderFiles(dir, name),
+      this.#missingInFolder(dir).catch(() => undefined),
+    ]);
+    if (files?.target === undefined) return; // not a file of a folder at this commit: the read says what it is
+    const wanted = [files.target, ...files.siblings];
+    const missing = lacking ?? (await this.#missing(dir, new Set(wanted), 1));
+    if (!missing.has(files.target)) return;
+    await this.#fetch(wanted.filter((oid) => missing.has(oid)));
+  }
+
+  /**
+   * The blob of `name` in the folder `dir` and up to READ_AHEAD other files there (not ones whose
+   * names say they are binary), or undefined when `dir` is no folder at the commit. The folder's
+   * tree comes from the object reader (no process of its own) unless it is too large to hold.
+   */
+  async #folderFiles(dir: string, name: string): Promise<FolderFiles | undefined> {
+    const info = await this.#objects.info(dir === '.' ? `${this.commit}^{tree}` : `${this.commit}:${dir}`);
+    if (info?.type !== 'tree') return undefined;
+    if (info.size > TREE_READ_WHOLE) return this.#folderFilesListed(dir, name);
+    const tree = await this.#objects.contents(info.oid);
+    if (!tree) return undefined;
+    const files = pickFiles(name);
+    // `<octal mode> SP <name> NUL <binary object id>`, entry after entry.
+    const idLength = this.commit.length / 2;
+    for (let at = 0; at < tree.bytes.length; ) {
+      const space = tree.bytes.indexOf(0x20, at);
+      const nul = tree.bytes.indexOf(0, space);
+      if (space === -1 || nul === -1) break;
+      const mode = Number.parseInt(tree.bytes.toString('latin1', at, space), 8);
+      const oid = tree.bytes.toString('hex', nul + 1, nul + 1 + idLength);
+      files.take(tree.bytes.toString('utf8', space + 1, nul), oid, isBlobMode(mode));
+      at = nul + 1 + idLength;
+    }
+    return files.picked;
+  }
+
+  /** `#folderFiles` of a large folder, streamed from `git ls-tree`. */
+  async #folderFilesListed(dir: string, name: string): Promise<FolderFiles | undefined> {
+    const files = pickFiles(name);
     let rest = '';
     try {
       await git(['ls-tree', '-z', dir === '.' ? this.commit : `${this.commit}:${dir}`], {
@@ -219,21 +323,29 @@ export class GitCodeReader {
             const tab = record.indexOf('\t');
             if (tab === -1) continue;
             const [, type = '', oid = ''] = record.slice(0, tab).split(' ');
-            const entry = record.slice(tab + 1);
-            if (type !== 'blob') continue;
-            if (entry === name) target = oid;
-            else if (siblings.size < READ_AHEAD && !BINARY_NAME.test(entry)) siblings.set(oid, entry);
+            files.take(record.slice(tab + 1), oid, type === 'blob');
           }
           return undefined;
         },
       });
     } catch {
-      return; // not a folder at this commit: the read says what the path is
+      return undefined;
     }
-    if (target === undefined) return;
-    const missing = await this.#missing(dir, new Set([target, ...siblings.keys()]), 1);
-    if (!missing.has(target)) return;
-    await this.#fetch([...missing]);
+    return files.picked;
+  }
+
+  /**
+   * The objects directly in the folder `dir` that the repository lacks, or undefined when there
+   * are more than MISSING_IN_FOLDER (a bound on memory: the caller then asks about its few).
+   */
+  async #missingInFolder(dir: string): Promise<Set<string> | undefined> {
+    const missing = new Set<string>();
+    let tooMany = false;
+    await this.#revListMissing(dir, 1, (oid) => {
+      if (missing.size < MISSING_IN_FOLDER) missing.add(oid);
+      else tooMany = true;
+    });
+    return tooMany ? undefined : missing;
   }
 
   /** Streams `git ls-tree -r` of `dir` at the commit, entry by entry. */
@@ -277,9 +389,24 @@ export class GitCodeReader {
   async #missing(dir: string, wanted: Set<string>, depth?: number): Promise<Set<string>> {
     const missing = new Set<string>();
     if (wanted.size === 0) return missing;
+    await this.#revListMissing(dir, depth, (oid) => {
+      if (wanted.has(oid)) missing.add(oid);
+    }).catch(() => {
+      // A single file's path is no tree: its one blob is treated as missing.
+      for (const oid of wanted) missing.add(oid);
+    });
+    return missing;
+  }
+
+  /** Hands each object under `dir` at the commit that the repository lacks to `onMissing`. */
+  async #revListMissing(
+    dir: string,
+    depth: number | undefined,
+    onMissing: (oid: string) => void,
+  ): Promise<void> {
     let rest = '';
     const take = (line: string) => {
-      if (line.startsWith('?') && wanted.has(line.slice(1))) missing.add(line.slice(1));
+      if (line.startsWith('?')) onMissing(line.slice(1));
     };
     const tree = dir === '.' ? `${this.commit}^{tree}` : `${this.commit}:${dir}`;
     const filter = depth === undefined ? [] : [`--filter=tree:${depth}`];
@@ -291,12 +418,8 @@ export class GitCodeReader {
         for (const line of lines) take(line);
         return undefined;
       },
-    }).catch(() => {
-      // A single file's path is no tree: its one blob is treated as missing.
-      for (const oid of wanted) missing.add(oid);
     });
     if (rest) take(rest);
-    return missing;
   }
 
   /** Fetches the blobs in one round trip, the way git's own lazy fetch asks for them. */

@@ -7,6 +7,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { branchNameProblem } from '../ref-name.ts';
+import { CatFileBatch } from './cat-file.ts';
 import { classifyGitError, defaultRedact } from './checkout.ts';
 import { GitCodeReader } from './code-reader.ts';
 import { type GitOptions, git } from './git.ts';
@@ -68,30 +69,42 @@ export async function openContextRepository(options: ContextRepositoryOptions): 
       remote,
       async (mirror) => {
         const opts: GitOptions = { cwd: mirror.gitDir, env: options.env, redact, signal };
-        // Kept under a ref: the next job's fetch offers it as a commit the mirror has, and gets
-        // only what changed since.
-        const wanted = `+${options.commit ?? options.ref ?? 'HEAD'}:${FETCHED}`;
-        await git(
-          [
-            'fetch',
-            '--quiet',
-            '--no-tags',
-            '--no-write-fetch-head',
-            // The first fetch takes no history and no file; a later one takes what changed since
-            // the mirror's last commit (a shallow fetch would make the server walk the whole tree
-            // again), with the changed files up to CHANGED_BLOB_LIMIT: what the job reads first.
-            ...((await fetchedBefore(mirror.gitDir))
-              ? [`--filter=blob:limit=${CHANGED_BLOB_LIMIT}`]
-              : ['--depth', '1', '--filter=blob:none']),
-            '--',
-            'origin',
-            wanted,
-          ],
-          opts,
-        );
-        const commit =
-          options.commit ?? (await git(['rev-parse', '--verify', `${FETCHED}^{commit}`], opts)).trim();
-        const release = await cache.hold(mirror);
+        const objects = new CatFileBatch({ cwd: mirror.gitDir, env: options.env, redact });
+        let commit: string;
+        let release: () => Promise<void>;
+        try {
+          // Kept under a ref: the next job's fetch offers it as a commit the mirror has, and gets
+          // only what changed since.
+          const wanted = `+${options.commit ?? options.ref ?? 'HEAD'}:${FETCHED}`;
+          const fetching = git(
+            [
+              'fetch',
+              '--quiet',
+              '--no-tags',
+              '--no-write-fetch-head',
+              // The first fetch takes no history and no file; a later one takes what changed since
+              // the mirror's last commit (a shallow fetch would make the server walk the whole tree
+              // again), with the changed files up to CHANGED_BLOB_LIMIT: what the job reads first.
+              ...((await fetchedBefore(mirror.gitDir))
+                ? [`--filter=blob:limit=${CHANGED_BLOB_LIMIT}`]
+                : ['--depth', '1', '--filter=blob:none']),
+              '--',
+              'origin',
+              wanted,
+            ],
+            opts,
+          );
+          // The reader's object process starts while the commit is fetched (after the fetch's, which
+          // has the longer way to go): a process less to wait for at the first read.
+          objects.start();
+          await fetching;
+          commit =
+            options.commit ?? (await git(['rev-parse', '--verify', `${FETCHED}^{commit}`], opts)).trim();
+          release = await cache.hold(mirror);
+        } catch (error) {
+          objects.close();
+          throw error;
+        }
         const reader = new GitCodeReader({
           cwd: mirror.gitDir,
           commit,
@@ -99,6 +112,10 @@ export async function openContextRepository(options: ContextRepositoryOptions): 
           redact,
           lock,
           signal,
+          // A mirror made just now was fetched without any blob: the reader need not ask git which
+          // blobs a folder lacks before its first read.
+          blobless: mirror.created,
+          objects,
         });
         return {
           reader,

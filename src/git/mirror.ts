@@ -38,6 +38,8 @@ export interface MirrorCacheOptions {
 export interface Mirror {
   /** The bare repository. */
   gitDir: string;
+  /** Made by this `use` (empty until `work` fetches into it). */
+  created: boolean;
 }
 
 /** Written last when a mirror is made: a mirror without it is half-made. */
@@ -112,13 +114,14 @@ export class MirrorCache {
     const release = await this.#lock(gitDir, options.signal);
     try {
       const marker = path.join(gitDir, MARKER);
-      if (options.rebuild || !(await exists(marker))) {
+      const created = options.rebuild || !(await exists(marker));
+      if (created) {
         if ((await exists(gitDir)) && (await hasLiveWorktree(gitDir))) {
           throw new Error(`the mirror ${gitDir} needs rebuilding but another run uses it`);
         }
         await createMirror(gitDir, remote, options.signal);
       }
-      const result = await work({ gitDir });
+      const result = await work({ gitDir, created });
       const now = new Date();
       await utimes(marker, now, now);
       return result;
@@ -243,12 +246,26 @@ const lockOptions = (retries: number) => ({
   onCompromised: () => {},
 });
 
-/** Makes an empty mirror of `remote` at `gitDir`, replacing whatever is there. */
+/**
+ * Makes an empty mirror of `remote` at `gitDir`, replacing whatever is there. The bare
+ * repository's few files are written here rather than by `git init`: what git needs to take a
+ * folder for a repository is `HEAD`, `objects/` and `refs/` (sample hooks, `description` and
+ * `info/exclude` serve no mirror), and a process less is a good part of a cold job's own cost.
+ */
 async function createMirror(gitDir: string, remote: string, signal?: AbortSignal): Promise<void> {
   await discard(gitDir);
-  await git(['init', '--quiet', '--bare', '--', gitDir], { signal });
-  await writeFile(path.join(gitDir, 'config'), mirrorConfig(remote));
-  await writeFile(path.join(gitDir, 'config.worktree'), MAIN_WORKTREE_CONFIG);
+  signal?.throwIfAborted();
+  await Promise.all(
+    ['objects/info', 'objects/pack', 'refs/heads', 'refs/tags'].map((dir) =>
+      mkdir(path.join(gitDir, dir), { recursive: true }),
+    ),
+  );
+  await Promise.all([
+    // A mirror has no branch of its own: HEAD only has to be a valid symbolic ref.
+    writeFile(path.join(gitDir, 'HEAD'), 'ref: refs/heads/main\n'),
+    writeFile(path.join(gitDir, 'config'), mirrorConfig(remote)),
+    writeFile(path.join(gitDir, 'config.worktree'), MAIN_WORKTREE_CONFIG),
+  ]);
   await writeFile(path.join(gitDir, MARKER), `${JSON.stringify({ createdAt: new Date().toISOString() })}\n`);
 }
 

@@ -4,7 +4,7 @@
 // and every answer bounded. Real git over HTTP on loopback, with credentials in the environment.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import { checkoutForRun } from '../../src/git/checkout.ts';
@@ -195,6 +195,95 @@ describe('the git code reader', () => {
       );
       assert.equal(late.stopped?.reason, 'deadline');
       assert.equal(late.scanned, 0);
+    } finally {
+      await opened.close();
+    }
+  });
+
+  test('reads of one folder at the same time share its read-ahead: one round trip for all', async () => {
+    const opened = await open();
+    try {
+      const before = server.requests.length;
+      const reads = await Promise.all(
+        ['src/index.ts', 'src/mod1.ts', 'src/mod2.ts'].map((file) => opened.reader.read(file, 1024)),
+      );
+      assert.deepEqual(
+        reads.map((read) => read.kind === 'file' && read.bytes.toString('utf8')),
+        [FILES['src/index.ts'], FILES['src/mod1.ts'], FILES['src/mod2.ts']],
+      );
+      assert.equal(server.requests.slice(before).filter((r) => r.method === 'POST').length, 1);
+    } finally {
+      await opened.close();
+    }
+  });
+
+  test('a file of a folder a search fetched is read without a further round trip', async () => {
+    // A fresh mirror's reader reads ahead without asking git what is missing: not once a search
+    // fetched files.
+    const opened = await open();
+    try {
+      await opened.reader.scan('src', { maxFiles: 100, maxBytes: 1 << 20, maxFileBytes: 1 << 20 }, () => {
+        return undefined;
+      });
+      const before = server.requests.length;
+      const read = await opened.reader.read('src/mod3.ts', 1024);
+      assert.equal(read.kind === 'file' && read.bytes.toString('utf8'), FILES['src/mod3.ts']);
+      assert.equal(server.requests.length, before);
+    } finally {
+      await opened.close();
+    }
+  });
+
+  test('a folder whose tree is too large to hold whole is still read ahead, in one round trip', async () => {
+    // About 1.4 MiB of tree: listed by ls-tree instead of held by the object reader.
+    const names = Array.from(
+      { length: 24_000 },
+      (_, i) => `generated-module-${String(i).padStart(6, '0')}.ts`,
+    );
+    const stream = [
+      'commit refs/heads/main',
+      'committer Upstream <upstream@example.com> 1700000000 +0000',
+      'data 5',
+      'Large',
+      `from ${server.git(repo, 'rev-parse', 'main').trim()}`,
+      ...names.flatMap((name, i) => {
+        const content = `export const n${i} = ${i};\n`;
+        return [`M 100644 inline gen/${name}`, `data ${Buffer.byteLength(content)}`, content];
+      }),
+      '',
+    ].join('\n');
+    execFileSync('git', ['fast-import', '--quiet'], {
+      cwd: path.join(server.root, `${repo}.git`),
+      input: stream,
+      env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
+    });
+    const opened = await open();
+    try {
+      const before = server.requests.length;
+      const reads = [];
+      for (const i of [5, 6, 7]) reads.push(await opened.reader.read(`gen/${names[i]}`, 1024));
+      assert.deepEqual(
+        reads.map((read) => read.kind === 'file' && read.bytes.toString('utf8')),
+        [5, 6, 7].map((i) => `export const n${i} = ${i};\n`),
+      );
+      assert.equal(server.requests.slice(before).filter((r) => r.method === 'POST').length, 1);
+    } finally {
+      await opened.close();
+    }
+  });
+
+  test('a read whose fetch failed fails, and the next read of its folder fetches again', async () => {
+    const opened = await open();
+    const served = path.join(server.root, `${repo}.git`);
+    try {
+      renameSync(served, `${served}.away`);
+      try {
+        await assert.rejects(opened.reader.read('src/index.ts', 1024));
+      } finally {
+        renameSync(`${served}.away`, served);
+      }
+      const read = await opened.reader.read('src/mod4.ts', 1024);
+      assert.equal(read.kind === 'file' && read.bytes.toString('utf8'), FILES['src/mod4.ts']);
     } finally {
       await opened.close();
     }
