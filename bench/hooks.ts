@@ -8,7 +8,7 @@
  * (what this machine's loopback and client cost), then with nothing else running (the worker
  * idle), then with the worker busy: 4 runs
  * at once, each with an agent process computing a fifth of the time while the worker writes its transcript, and the
- * automation loop processing the stored deliveries into runs and jobs as they arrive.
+ * automation loop turning the stored deliveries into runs and jobs (once a burst ends, or 2 s into a longer one).
  * Target: p99 < 100 ms on the embedded default (SQLite) with the worker busy.
  */
 import { spawn } from 'node:child_process';

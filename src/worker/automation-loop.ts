@@ -50,7 +50,7 @@ export const DEFAULT_PUSH_SETTLE_MS = 20_000;
  * the middle of a burst would hold the remaining deliveries' 202s behind it.
  */
 export const DELIVERY_QUIET_MS = 25;
-export const DELIVERY_BURST_MAX_MS = 500;
+export const DELIVERY_BURST_MAX_MS = 2_000;
 
 export class AutomationLoop {
   readonly #app: AutomationLoopDeps;
