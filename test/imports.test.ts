@@ -88,7 +88,7 @@ const BASE = [
 ];
 const SERVICES = ['projects', 'keys', 'operators', 'servers', 'jobs', 'webhooks', 'automations'];
 const SURFACES = ['api', 'compat', 'dashboard', 'hooks'];
-/** What the services' floor may import: the configuration reads the agent's model settings. */
+/** What every service may import: the base, the configuration, the store and git. */
 const BELOW_SERVICES = [...BASE, 'config.ts', 'store', 'git'];
 const ALLOWED: Record<string, string[]> = {
   ...Object.fromEntries(BASE.map((file) => [file, BASE])),
