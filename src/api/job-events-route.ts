@@ -4,6 +4,9 @@ import { DocwrightError } from '../errors.ts';
 import { openEventStream } from '../http/server-sent-events.ts';
 import { jobEventJson } from '../jobs/events.ts';
 
+/** What this file uses of the App (a narrow dependency: tsc checks it). */
+type AppUses = Pick<App, 'jobHistory'>;
+
 /** Whether the client asked for Server-Sent Events rather than a JSON list. */
 export const wantsEventStream = (request: FastifyRequest): boolean =>
   (request.headers.accept ?? '').includes('text/event-stream');
@@ -19,7 +22,7 @@ export const wantsEventStream = (request: FastifyRequest): boolean =>
 export async function streamJobEvents(
   request: FastifyRequest,
   reply: FastifyReply,
-  app: App,
+  app: AppUses,
   job: { jobId: string; after: number | undefined; owner: string },
 ): Promise<void> {
   const header = request.headers['last-event-id'];

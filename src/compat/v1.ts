@@ -19,10 +19,13 @@ import { UiMessageStreamWriter } from './ui-stream.ts';
 import { toJobInput, v1ListQuery } from './v1-request.ts';
 import { toV1Sessions } from './v1-session.ts';
 
+/** What this file uses of the App (a narrow dependency: tsc checks it). */
+type AppUses = Pick<App, 'jobHistory' | 'jobs' | 'keys' | 'projects'>;
+
 type ProjectParams = { Params: { projectId: string } };
 type JobParams = { Params: { projectId: string; id: string } };
 
-export function registerV1Routes(server: FastifyInstance, app: App): void {
+export function registerV1Routes(server: FastifyInstance, app: AppUses): void {
   const authorize = async (request: FastifyRequest) => {
     const { projectId } = request.params as { projectId: string };
     request.principal = await authorizeProject(request, projectId, {

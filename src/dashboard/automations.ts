@@ -13,6 +13,19 @@ import { csrfField, page, projectHeader, sendHtml, time } from './layout.ts';
 import { projectOf } from './projects.ts';
 import { setFlash, takeFlash } from './session.ts';
 
+/** What this file uses of the App (a narrow dependency: tsc checks it). */
+type AppUses = Pick<
+  App,
+  | 'automations'
+  | 'config'
+  | 'contextRepositories'
+  | 'jobHistory'
+  | 'now'
+  | 'projects'
+  | 'sessions'
+  | 'webhooks'
+>;
+
 type ProjectParams = { Params: { projectId: string } };
 type AutomationParams = { Params: { projectId: string; id: string } };
 
@@ -39,7 +52,7 @@ const outcomeBadge = (run: AutomationRun | undefined): Html =>
     : html`<span class="muted">never run</span>`;
 
 async function automationsPage(
-  app: App,
+  app: AppUses,
   request: FastifyRequest,
   reply: FastifyReply,
   projectId: string,
@@ -107,7 +120,7 @@ function runsTable(projectId: string, runs: AutomationRun[], now: Date): Html {
 </table>`;
 }
 
-export function registerAutomationPages(server: FastifyInstance, app: App): void {
+export function registerAutomationPages(server: FastifyInstance, app: AppUses): void {
   const service = app.automations.service;
 
   server.get<ProjectParams & { Querystring: { preset?: string } }>(

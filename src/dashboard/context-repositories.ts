@@ -14,6 +14,9 @@ import { type Html, html } from './html.ts';
 import { csrfField, fieldError, formErrors, invalid, sendHtml } from './layout.ts';
 import { type SignedIn, setFlash } from './session.ts';
 
+/** What this file uses of the App (a narrow dependency: tsc checks it). */
+type AppUses = Pick<App, 'config' | 'contextRepositories' | 'sessions'>;
+
 /** The add form's values, as submitted. */
 export type ContextForm = Record<string, string | undefined>;
 
@@ -155,10 +158,10 @@ export function contextRepositoriesSection(options: {
  */
 export function registerContextRepositoryRoutes(
   server: FastifyInstance,
-  app: App,
+  app: AppUses,
   pages: {
     /** The project of a dashboard path, or a 404 page (projects.ts). */
-    projectOf: (app: App, projectId: string) => Promise<ProjectView>;
+    projectOf: (projectId: string) => Promise<ProjectView>;
     settingsPage: (request: FastifyRequest, project: ProjectView, form: ContextFormState) => Promise<Html>;
   },
 ): void {
@@ -166,7 +169,7 @@ export function registerContextRepositoryRoutes(
   server.post<{ Params: { projectId: string }; Body: ContextForm }>(
     '/projects/:projectId/context-repositories',
     async (request, reply) => {
-      const project = await projectOf(app, request.params.projectId);
+      const project = await projectOf(request.params.projectId);
       const form = request.body ?? {};
       let added: Awaited<ReturnType<App['contextRepositories']['add']>>;
       try {
@@ -194,7 +197,7 @@ export function registerContextRepositoryRoutes(
   server.post<{ Params: { projectId: string } }>(
     '/projects/:projectId/docs-webhook-secret',
     async (request, reply) => {
-      const project = await projectOf(app, request.params.projectId);
+      const project = await projectOf(request.params.projectId);
       const made = await app.contextRepositories.newDocsWebhookSecret(project.id, {
         baseUrl: requestBaseUrl(request),
       });
@@ -212,7 +215,7 @@ export function registerContextRepositoryRoutes(
   server.post<{ Params: { projectId: string; name: string } }>(
     '/projects/:projectId/context-repositories/:name/remove',
     async (request, reply) => {
-      const project = await projectOf(app, request.params.projectId);
+      const project = await projectOf(request.params.projectId);
       const removed = await app.contextRepositories.remove(project.id, request.params.name);
       setFlash(reply, app, request.signedIn!, {
         notice: `Context repository ${removed.name} removed: jobs no longer read it. Delete its webhook on the code host too.`,

@@ -4,13 +4,16 @@
  */
 import type { App } from '../app.ts';
 
+/** What this file uses of the App (a narrow dependency: tsc checks it). */
+type AppUses = Pick<App, 'config' | 'firstRunLinks'>;
+
 export const FIRST_RUN_PATH = '/setup';
 
 /**
  * Prints the link, once, to the console (stderr, not the JSON log) when the embedded default
  * starts with no operator account.
  */
-export async function announceFirstRun(app: App, baseUrl: string): Promise<void> {
+export async function announceFirstRun(app: AppUses, baseUrl: string): Promise<void> {
   if (app.config.databaseUrl) return;
   const token = await app.firstRunLinks.create();
   if (!token) return;

@@ -18,6 +18,25 @@ import { checkCsrfToken, checkSameOrigin, resolveSignedIn } from './session.ts';
 import { registerSignInRoutes } from './sign-in.ts';
 import { registerWebhookPages } from './webhooks.ts';
 
+/** What this file uses of the App (a narrow dependency: tsc checks it). */
+type AppUses = Pick<
+  App,
+  | 'automations'
+  | 'config'
+  | 'contextRepositories'
+  | 'firstRunLinks'
+  | 'jobHistory'
+  | 'jobs'
+  | 'keys'
+  | 'now'
+  | 'operators'
+  | 'projects'
+  | 'sessions'
+  | 'signInThrottle'
+  | 'signals'
+  | 'webhooks'
+>;
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** A dashboard route that needs no session (sign-in, first run). */
@@ -75,7 +94,7 @@ function errorPage(request: FastifyRequest, reply: FastifyReply, error: Docwrigh
  * and cookies are understood here only (the API keeps answering 415 to anything but JSON), and
  * its errors are pages rather than problem+json.
  */
-export function registerDashboard(server: FastifyInstance, app: App): void {
+export function registerDashboard(server: FastifyInstance, app: AppUses): void {
   registerAssetRoutes(server);
   server.register(async (scope) => {
     await scope.register(fastifyCookie);

@@ -24,6 +24,12 @@ import {
 import { projectOf } from './projects.ts';
 import { setFlash, takeFlash } from './session.ts';
 
+/** What this file uses of the App (a narrow dependency: tsc checks it). */
+type AppUses = Pick<
+  App,
+  'config' | 'contextRepositories' | 'jobHistory' | 'jobs' | 'now' | 'projects' | 'sessions' | 'webhooks'
+>;
+
 type ProjectParams = { Params: { projectId: string } };
 type JobParams = { Params: { projectId: string; jobId: string } };
 type Form = Record<string, string | undefined>;
@@ -31,7 +37,7 @@ type Form = Record<string, string | undefined>;
 export const JOBS_PAGE_SIZE = 25;
 
 function newJobForm(
-  app: App,
+  app: AppUses,
   project: ProjectView,
   request: FastifyRequest,
   values: Form,
@@ -76,7 +82,7 @@ function jobRow(project: ProjectView, job: AgentJob, prompt: string | undefined,
 }
 
 async function jobsListPage(
-  app: App,
+  app: AppUses,
   request: FastifyRequest,
   reply: FastifyReply,
   project: ProjectView,
@@ -126,14 +132,14 @@ ${newJobForm(app, project, request, form.values, form.error)}
   );
 }
 
-async function loadJob(app: App, projectId: string, jobId: string) {
+async function loadJob(app: AppUses, projectId: string, jobId: string) {
   const project = await projectOf(app, projectId);
   const job = await app.jobs.get(project.id, jobId);
   return { project, job };
 }
 
 export async function renderJobPage(
-  app: App,
+  app: AppUses,
   request: FastifyRequest,
   reply: FastifyReply,
   params: JobParams['Params'],
@@ -175,7 +181,7 @@ const formProblem = (error: unknown): error is DocwrightError =>
   error instanceof DocwrightError && [400, 409, 422, 429].includes(error.status);
 
 /** `/projects/{projectId}/jobs` and the job page with its forms. */
-export function registerJobPages(server: FastifyInstance, app: App): void {
+export function registerJobPages(server: FastifyInstance, app: AppUses): void {
   server.get<ProjectParams & { Querystring: Form }>('/projects/:projectId/jobs', async (request, reply) => {
     const project = await projectOf(app, request.params.projectId);
     return jobsListPage(app, request, reply, project, request.query);

@@ -7,6 +7,12 @@ import { csrfField, page, projectHeader, sendHtml, time } from './layout.ts';
 import { projectOf } from './projects.ts';
 import { setFlash, takeFlash } from './session.ts';
 
+/** What this file uses of the App (a narrow dependency: tsc checks it). */
+type AppUses = Pick<
+  App,
+  'config' | 'contextRepositories' | 'jobHistory' | 'keys' | 'now' | 'projects' | 'sessions' | 'webhooks'
+>;
+
 type ProjectParams = { Params: { projectId: string } };
 type KeyParams = { Params: { projectId: string; keyId: string } };
 
@@ -21,7 +27,7 @@ function keyState(key: ApiKeyView, now: Date): string | undefined {
 }
 
 /** `/projects/{projectId}/keys`: the project ID, creating, listing and revoking API keys. */
-export function registerKeyPages(server: FastifyInstance, app: App): void {
+export function registerKeyPages(server: FastifyInstance, app: AppUses): void {
   server.get<ProjectParams>('/projects/:projectId/keys', async (request, reply) => {
     const project = await projectOf(app, request.params.projectId);
     const signedIn = request.signedIn!;

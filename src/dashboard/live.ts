@@ -12,6 +12,20 @@ import { statusBadge } from './layout.ts';
 import { projectOf } from './projects.ts';
 import { renderEvents } from './transcript.ts';
 
+/** What this file uses of the App (a narrow dependency: tsc checks it). */
+type AppUses = Pick<
+  App,
+  | 'config'
+  | 'contextRepositories'
+  | 'jobHistory'
+  | 'jobs'
+  | 'now'
+  | 'projects'
+  | 'sessions'
+  | 'signals'
+  | 'webhooks'
+>;
+
 /**
  * Live updates of the dashboard over Server-Sent Events (src/http/server-sent-events.ts: bounded
  * buffers, slow readers dropped, streams per session limited). htmx's SSE extension swaps each
@@ -44,7 +58,7 @@ function lastEventId(request: FastifyRequest, after: string | undefined): number
   return value !== undefined && /^\d{1,15}$/.test(value) ? Number(value) : undefined;
 }
 
-export function registerLiveRoutes(server: FastifyInstance, app: App): void {
+export function registerLiveRoutes(server: FastifyInstance, app: AppUses): void {
   /** The job page: transcript as it is written; status, details, instructions and diff as they change. */
   server.get<{ Params: { projectId: string; jobId: string }; Querystring: { after?: string } }>(
     '/projects/:projectId/jobs/:jobId/live',

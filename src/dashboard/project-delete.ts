@@ -13,6 +13,12 @@ import { csrfField, fieldError, formatNumber, formErrors, invalid, page, sendHtm
 import { projectOf } from './projects.ts';
 import { type SignedIn, setFlash } from './session.ts';
 
+/** What this file uses of the App (a narrow dependency: tsc checks it). */
+type AppUses = Pick<
+  App,
+  'config' | 'contextRepositories' | 'jobHistory' | 'projects' | 'sessions' | 'webhooks'
+>;
+
 type ProjectParams = { Params: { projectId: string } };
 
 const counted = (n: number, noun: string) => `${formatNumber(n)} ${noun}${n === 1 ? '' : 's'}`;
@@ -52,7 +58,7 @@ function confirmationPage(
   });
 }
 
-export function registerProjectDeletePages(server: FastifyInstance, app: App): void {
+export function registerProjectDeletePages(server: FastifyInstance, app: AppUses): void {
   server.get<ProjectParams>('/projects/:projectId/delete', async (request, reply) => {
     const project = await projectOf(app, request.params.projectId);
     const impact = await app.projects.deletionImpact(project.id);

@@ -15,10 +15,16 @@ import { formatNumber, page, projectHeader, sendHtml } from './layout.ts';
 import { type ProjectForm, projectForm, projectFormValues, projectInput } from './project-form.ts';
 import { type Flash, type SignedIn, setFlash, takeFlash } from './session.ts';
 
+/** What this file uses of the App (a narrow dependency: tsc checks it). */
+type AppUses = Pick<
+  App,
+  'config' | 'contextRepositories' | 'jobHistory' | 'projects' | 'sessions' | 'webhooks'
+>;
+
 type ProjectParams = { Params: { projectId: string } };
 
 /** The project of a dashboard path, or a 404 page. */
-export async function projectOf(app: App, projectId: string): Promise<ProjectView> {
+export async function projectOf(app: AppUses, projectId: string): Promise<ProjectView> {
   if (!isProjectId(projectId))
     throw new DocwrightError('project-not-found', `project ${projectId} does not exist`);
   return app.projects.get(projectId);
@@ -60,7 +66,7 @@ function deleteProjectSection(project: ProjectView) {
 }
 
 /** `/`, `/projects/new` and `/projects/{projectId}/settings`. */
-export function registerProjectPages(server: FastifyInstance, app: App): void {
+export function registerProjectPages(server: FastifyInstance, app: AppUses): void {
   server.get('/', async (request, reply) => {
     const projects = await app.projects.list();
     const stats = await app.jobHistory.projectStats(projects.map((p) => p.id));
@@ -170,7 +176,7 @@ ${projectForm({
   });
 
   registerContextRepositoryRoutes(server, app, {
-    projectOf,
+    projectOf: (projectId) => projectOf(app, projectId),
     settingsPage: (request, project, contextForm) =>
       settingsPage(request, project, projectFormValues(project), { contextForm }),
   });

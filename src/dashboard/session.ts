@@ -6,6 +6,9 @@ import { DocwrightError } from '../errors.ts';
 import type { OperatorView } from '../operators/operators.ts';
 import type { SessionView } from '../operators/sessions.ts';
 
+/** What this file uses of the App (a narrow dependency: tsc checks it). */
+type AppUses = Pick<App, 'config' | 'sessions'>;
+
 /** docs/dashboard.mdx: the session cookie. */
 export const SESSION_COOKIE = 'docwright_session';
 /** A one-time message (and a new key) carried across a redirect; sealed with the session's secret. */
@@ -28,7 +31,7 @@ declare module 'fastify' {
   }
 }
 
-export function sessionCookieOptions(app: App): CookieSerializeOptions {
+export function sessionCookieOptions(app: AppUses): CookieSerializeOptions {
   return {
     httpOnly: true,
     sameSite: 'lax',
@@ -37,7 +40,7 @@ export function sessionCookieOptions(app: App): CookieSerializeOptions {
   };
 }
 
-export async function resolveSignedIn(app: App, request: FastifyRequest): Promise<SignedIn | null> {
+export async function resolveSignedIn(app: AppUses, request: FastifyRequest): Promise<SignedIn | null> {
   const token = request.cookies[SESSION_COOKIE];
   if (!token) return null;
   const resolved = await app.sessions.resolve(token);
@@ -55,7 +58,7 @@ const crossSite = () =>
  * scheme and host (the scheme as the connection says, or X-Forwarded-Proto from a trusted proxy:
  * `https://host` is another origin than `http://host`).
  */
-function sameOrigin(app: App, request: FastifyRequest, origin: string): boolean {
+function sameOrigin(app: AppUses, request: FastifyRequest, origin: string): boolean {
   const { host } = request.headers;
   const own = app.config.publicUrl ?? (host === undefined ? undefined : `${request.protocol}://${host}`);
   const [ours, given] = [URL.parse(own ?? ''), URL.parse(origin)];
@@ -67,7 +70,7 @@ function sameOrigin(app: App, request: FastifyRequest, origin: string): boolean 
  * page's origin in `Origin` (or at least says `Sec-Fetch-Site: same-origin`). A request with
  * neither header comes from no browser, so no other site can have caused it.
  */
-export function checkSameOrigin(app: App, request: FastifyRequest): void {
+export function checkSameOrigin(app: AppUses, request: FastifyRequest): void {
   const origin = request.headers.origin;
   if (origin !== undefined) {
     if (!sameOrigin(app, request, origin)) throw crossSite();
@@ -107,7 +110,7 @@ const flashKey = (signedIn: SignedIn) =>
   createHash('sha256').update(`docwright-flash\0${signedIn.session.csrfSecret}`).digest();
 
 /** Sets a flash for the next page: AES-GCM with a key only this session has, for five minutes. */
-export function setFlash(reply: FastifyReply, app: App, signedIn: SignedIn, flash: Flash): void {
+export function setFlash(reply: FastifyReply, app: AppUses, signedIn: SignedIn, flash: Flash): void {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', flashKey(signedIn), iv);
   const sealed = Buffer.concat([cipher.update(JSON.stringify(flash)), cipher.final()]);
@@ -116,7 +119,7 @@ export function setFlash(reply: FastifyReply, app: App, signedIn: SignedIn, flas
 }
 
 /** Reads and clears the flash; a reload no longer shows it. */
-export function takeFlash(request: FastifyRequest, reply: FastifyReply, app: App): Flash {
+export function takeFlash(request: FastifyRequest, reply: FastifyReply, app: AppUses): Flash {
   const value = request.cookies[FLASH_COOKIE];
   if (!value || !request.signedIn) return {};
   reply.clearCookie(FLASH_COOKIE, sessionCookieOptions(app));

@@ -9,6 +9,9 @@ import { html } from './html.ts';
 import { fieldError, formErrors, invalid, page, sendHtml } from './layout.ts';
 import { SESSION_COOKIE, SESSION_MAX_AGE_MS, sessionCookieOptions } from './session.ts';
 
+/** What this file uses of the App (a narrow dependency: tsc checks it). */
+type AppUses = Pick<App, 'config' | 'firstRunLinks' | 'operators' | 'sessions'>;
+
 type Form = Record<string, string | undefined>;
 
 /** An origin no request has, to tell paths of this site from everything else. */
@@ -53,7 +56,7 @@ function signInPage(options: { next: string; email?: string; error?: string; not
 
 /** Starts a session (a new id at every sign-in) and sends the browser on. */
 async function signIn(
-  app: App,
+  app: AppUses,
   reply: FastifyReply,
   operatorId: string,
   oldToken: string | undefined,
@@ -66,7 +69,7 @@ async function signIn(
 }
 
 /** `/login`, `/logout` and the first-run page. */
-export function registerSignInRoutes(server: FastifyInstance, app: App, throttle: SignInThrottle): void {
+export function registerSignInRoutes(server: FastifyInstance, app: AppUses, throttle: SignInThrottle): void {
   const open = { config: { public: true } };
 
   server.get<{ Querystring: Form }>('/login', open, async (request, reply) => {

@@ -29,6 +29,12 @@ import { projectOf } from './projects.ts';
 import { setFlash, takeFlash } from './session.ts';
 import { deliveryPage, deliveryRows } from './webhook-deliveries.ts';
 
+/** What this file uses of the App (a narrow dependency: tsc checks it). */
+type AppUses = Pick<
+  App,
+  'config' | 'contextRepositories' | 'jobHistory' | 'now' | 'projects' | 'sessions' | 'webhooks'
+>;
+
 type ProjectParams = { Params: { projectId: string } };
 type EndpointParams = { Params: { projectId: string; endpointId: string } };
 type DeliveryParams = { Params: { projectId: string; deliveryId: string } };
@@ -58,14 +64,18 @@ const formFields = (fields: FieldError[] | undefined) =>
   fields?.map((f) => ({ ...f, field: f.field.replace(/^events\..*$/, 'events') }));
 
 /** The endpoint of a dashboard path, only if it belongs to the path's project. */
-async function endpointOf(app: App, project: ProjectView, endpointId: string): Promise<WebhookEndpointView> {
+async function endpointOf(
+  app: AppUses,
+  project: ProjectView,
+  endpointId: string,
+): Promise<WebhookEndpointView> {
   const endpoint = await app.webhooks.getEndpoint(endpointId);
   if (endpoint.projectId !== project.id)
     throw new DocwrightError('webhook-not-found', 'That webhook endpoint does not exist in this project.');
   return endpoint;
 }
 
-async function deliveryOf(app: App, project: ProjectView, deliveryId: string) {
+async function deliveryOf(app: AppUses, project: ProjectView, deliveryId: string) {
   const delivery = await app.webhooks.getDelivery(deliveryId);
   const endpoint = await app.webhooks.getEndpoint(delivery.endpointId);
   if (endpoint.projectId !== project.id)
@@ -168,7 +178,7 @@ function deliveriesQuery(query: Form) {
 }
 
 async function webhooksPage(
-  app: App,
+  app: AppUses,
   request: FastifyRequest,
   reply: FastifyReply,
   project: ProjectView,
@@ -244,7 +254,7 @@ ${endpointsTable(project, request, endpoints, now)}
 }
 
 /** `/projects/{projectId}/webhooks`: endpoints (add, enable, disable, delete) and deliveries (re-send). */
-export function registerWebhookPages(server: FastifyInstance, app: App): void {
+export function registerWebhookPages(server: FastifyInstance, app: AppUses): void {
   server.get<ProjectParams & { Querystring: Form }>(
     '/projects/:projectId/webhooks',
     async (request, reply) => {

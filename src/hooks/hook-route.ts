@@ -16,6 +16,9 @@ import { deliveryIdOf, eventOf } from './deliveries.ts';
 import { type HeaderSource, headerValue } from './headers.ts';
 import { checkBeforeBody, type SignatureCheck, verifySignature } from './signatures.ts';
 
+/** What this file uses of the App (a narrow dependency: tsc checks it). */
+type AppUses = Pick<App, 'automations'>;
+
 type HookParams = { Params: { projectId: string; name: string } };
 
 declare module 'fastify' {
@@ -42,7 +45,7 @@ function refusal(check: Extract<SignatureCheck, { ok: false }>): DocwrightError 
   return refused(check.refusal === 'no-secret' ? 'the signature does not verify' : check.message);
 }
 
-export function registerHookRoutes(server: FastifyInstance, app: App): void {
+export function registerHookRoutes(server: FastifyInstance, app: AppUses): void {
   server.register(async (scope) => {
     // Who signs for the request's URL, found before its body is read (onRequest below).
     scope.decorateRequest('hookVerifier', null);

@@ -3,6 +3,9 @@ import type { App } from '../../app.ts';
 import { authorizeProject } from '../../http/auth.ts';
 import { setRateLimitHeaders } from '../../http/rate-limit-headers.ts';
 
+/** What this file uses of the App (a narrow dependency: tsc checks it). */
+type AppUses = Pick<App, 'automations' | 'jobs' | 'keys'>;
+
 type ProjectParams = { Params: { projectId: string } };
 type AutomationParams = { Params: { projectId: string; id: string } };
 type WorkflowParams = { Params: { projectId: string; automationId: string } };
@@ -11,7 +14,7 @@ type WorkflowParams = { Params: { projectId: string; automationId: string } };
  * The automations API of docs/automations.mdx (same keys and errors as the job API), and Mintlify's workflow
  * trigger. Routes only translate HTTP; the automation service decides.
  */
-export function registerAutomationRoutes(server: FastifyInstance, app: App): void {
+export function registerAutomationRoutes(server: FastifyInstance, app: AppUses): void {
   const automations = app.automations.service;
   const authorize = async (request: FastifyRequest) => {
     const { projectId } = request.params as { projectId: string };

@@ -10,6 +10,9 @@ import { hashKey } from '../../keys/key-format.ts';
 import type { ApiKeyRow, Principal } from '../../keys/keys.ts';
 import { streamJobEvents, wantsEventStream } from '../job-events-route.ts';
 
+/** What this file uses of the App (a narrow dependency: tsc checks it). */
+type AppUses = Pick<App, 'jobHistory' | 'jobs' | 'keys' | 'now' | 'signals' | 'store'>;
+
 /** What the GET job route asks of a poll cache (either database's). */
 interface PollCache {
   token(): Promise<unknown>;
@@ -40,7 +43,7 @@ function sendWork(reply: FastifyReply, result: WorkResult) {
 }
 
 /** The job API of docs/api/overview.mdx. Routes only translate HTTP; the job service decides. */
-export function registerJobRoutes(server: FastifyInstance, app: App): void {
+export function registerJobRoutes(server: FastifyInstance, app: AppUses): void {
   // Authentication runs before the body is read, so that an unauthenticated
   // client learns nothing (not even 413/415) and costs no parsing.
   const authorize = async (request: FastifyRequest) => {

@@ -2,11 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import type { App } from '../../app.ts';
 import { DocwrightError } from '../../errors.ts';
 
+/** What this file uses of the App (a narrow dependency: tsc checks it). */
+type AppUses = Pick<App, 'logger' | 'metrics' | 'store'>;
+
 /**
  * Health, readiness and the API description: no authentication. `openapi` is the description of
  * every surface the server has (openapi.ts, built by the server, which knows them all).
  */
-export function registerMetaRoutes(server: FastifyInstance, app: App, openapiDocument: object): void {
+export function registerMetaRoutes(server: FastifyInstance, app: AppUses, openapiDocument: object): void {
   const openapi = JSON.stringify(openapiDocument);
 
   server.get('/openapi.json', async (_request, reply) =>
