@@ -5,6 +5,7 @@ import { environmentSecrets } from './environment-secrets.ts';
 import { DocwrightError } from './errors.ts';
 import { MirrorCache } from './git/mirror.ts';
 import { createJobHistory, type JobHistory } from './jobs/job-history.ts';
+import { createJobPolls, type PollCache } from './jobs/job-polls.ts';
 import { createJobService, type JobService } from './jobs/job-service.ts';
 import { createKeyService, type KeyService } from './keys/keys.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -36,6 +37,10 @@ export interface App {
   jobs: JobService;
   /** What the surfaces show of jobs beyond the AgentJob: runs, transcripts, diffs. */
   jobHistory: JobHistory;
+  /** Answers to job polls, remembered while the database has not changed (jobs/job-polls.ts). */
+  jobPolls: PollCache;
+  /** The database as the readiness probe sees it: where it is, whether it answers and takes writes. */
+  database: Pick<Store, 'location' | 'ping' | 'checkWritable'>;
   /** Dashboard accounts and their sign-in sessions. */
   operators: OperatorService;
   sessions: SessionService;
@@ -147,6 +152,8 @@ export async function openApp(config: Config, options: OpenAppOptions = {}): Pro
     }),
     jobs,
     jobHistory: createJobHistory({ db: store.db, signals, now }),
+    jobPolls: createJobPolls({ store, signals }),
+    database: store,
     automations: createAutomations({
       store,
       jobs,

@@ -3,31 +3,12 @@ import type { App } from '../../app.ts';
 import { authorizeProject, bearerKey } from '../../http/auth.ts';
 import { idempotencyOf } from '../../http/idempotency.ts';
 import { setRateLimitHeaders } from '../../http/rate-limit-headers.ts';
-import { JobPollCache } from '../../jobs/job-poll-cache.ts';
-import { JobPollCachePostgres } from '../../jobs/job-poll-cache-postgres.ts';
 import type { WorkResult } from '../../jobs/work-result.ts';
 import { hashKey } from '../../keys/key-format.ts';
-import type { ApiKeyRow, Principal } from '../../keys/keys.ts';
 import { streamJobEvents, wantsEventStream } from '../job-events-route.ts';
 
 /** What this file uses of the App (a narrow dependency: tsc checks it). */
-type AppUses = Pick<App, 'jobHistory' | 'jobs' | 'keys' | 'now' | 'signals' | 'store'>;
-
-/** What the GET job route asks of a poll cache (either database's). */
-interface PollCache {
-  token(): Promise<unknown>;
-  get(
-    token: unknown,
-    keyHash: string,
-    projectId: string,
-    jobId: string,
-    at: Date,
-  ):
-    | { principal: Principal; body: string }
-    | undefined
-    | Promise<{ principal: Principal; body: string } | undefined>;
-  set(token: unknown, keyHash: string, jobId: string, key: ApiKeyRow, body: string): void;
-}
+type AppUses = Pick<App, 'jobHistory' | 'jobPolls' | 'jobs' | 'keys' | 'now'>;
 
 /** What Fastify answers a returned object with. */
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -72,12 +53,8 @@ export function registerJobRoutes(server: FastifyInstance, app: AppUses): void {
   });
 
   // The API's most frequent request. A poll reads its key and its job in one statement, and an
-  // answer stays remembered while the database provably has not changed: on SQLite as the file
-  // tells (job-poll-cache.ts), on PostgreSQL as its announcements tell (job-poll-cache-postgres.ts).
-  const polls: PollCache =
-    app.store.dialect === 'postgres' && app.signals.caughtUp
-      ? new JobPollCachePostgres(app.signals)
-      : new JobPollCache(app.store);
+  // answer stays remembered while the database provably has not changed (jobs/job-polls.ts).
+  const polls = app.jobPolls;
   server.get<JobParams>('/v2/agent/:projectId/job/:id', async (request, reply) => {
     const { projectId, id } = request.params;
     const token = await polls.token();

@@ -3,7 +3,7 @@ import type { App } from '../../app.ts';
 import { DocwrightError } from '../../errors.ts';
 
 /** What this file uses of the App (a narrow dependency: tsc checks it). */
-type AppUses = Pick<App, 'logger' | 'metrics' | 'store'>;
+type AppUses = Pick<App, 'database' | 'logger' | 'metrics'>;
 
 /**
  * Health, readiness and the API description: no authentication. `openapi` is the description of
@@ -32,22 +32,22 @@ export function registerMetaRoutes(server: FastifyInstance, app: AppUses, openap
   let unready: string | undefined;
   server.get('/readyz', async () => {
     try {
-      await app.store.ping();
-      await app.store.checkWritable();
+      await app.database.ping();
+      await app.database.checkWritable();
     } catch (cause) {
       const reason =
         cause instanceof DocwrightError
           ? cause.message
-          : `the database ${app.store.location} does not answer`;
+          : `the database ${app.database.location} does not answer`;
       if (reason !== unready)
-        app.logger.error({ err: cause, database: app.store.location }, `not ready: ${reason}`);
+        app.logger.error({ err: cause, database: app.database.location }, `not ready: ${reason}`);
       unready = reason;
       throw new DocwrightError('service-unavailable', 'the database is unavailable', {
         retryAfter: 5,
         cause,
       });
     }
-    if (unready !== undefined) app.logger.info({ database: app.store.location }, 'ready again');
+    if (unready !== undefined) app.logger.info({ database: app.database.location }, 'ready again');
     unready = undefined;
     return { status: 'ready' };
   });
