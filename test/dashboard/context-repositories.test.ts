@@ -25,6 +25,11 @@ describe('settings page: context repositories and commentOnSource', () => {
   const settings = () => `/projects/${projectId}/settings`;
   const section = () => page.getByRole('region', { name: 'Context repositories' });
   const addForm = () => section().getByRole('form', { name: 'Add a context repository' });
+  /**
+   * Resolves once the settings page has loaded again after a form posted from it was redirected
+   * back: its address does not change, so waiting for the URL would return before the post.
+   */
+  const settingsLoaded = () => page.waitForEvent('load');
 
   before(async () => {
     [t, browser] = await Promise.all([startTestApp(), launchBrowser()]);
@@ -50,7 +55,7 @@ describe('settings page: context repositories and commentOnSource', () => {
     await form.getByLabel('Branch').fill('main');
     await form.getByLabel('Access token').fill(TOKEN);
     await Promise.all([
-      page.waitForURL((url) => url.pathname === settings()),
+      settingsLoaded(),
       form.getByRole('button', { name: 'Add context repository' }).click(),
     ]);
     const secret = await t.app.contextRepositories.webhookSecretFor(projectId, 'api');
@@ -77,10 +82,7 @@ describe('settings page: context repositories and commentOnSource', () => {
     assert.equal(await page.getByLabel('Webhook secret', { exact: true }).count(), 0);
     assert.ok(!(await page.content()).includes(secret));
 
-    await Promise.all([
-      page.waitForURL((url) => url.pathname === settings()),
-      section().getByRole('button', { name: 'Remove api' }).click(),
-    ]);
+    await Promise.all([settingsLoaded(), section().getByRole('button', { name: 'Remove api' }).click()]);
     await page.getByText('Context repository api removed').waitFor();
     await section().getByText('No context repositories yet').waitFor();
     assert.deepEqual(await t.app.contextRepositories.list(projectId), []);
@@ -94,7 +96,7 @@ describe('settings page: context repositories and commentOnSource', () => {
       new RegExp(`${base}/hooks/${projectId}/docs[\\s\\S]*No secret yet`),
     );
     await Promise.all([
-      page.waitForURL((url) => url.pathname === settings()),
+      settingsLoaded(),
       hook.getByRole('button', { name: 'Create webhook secret' }).click(),
     ]);
     await page.getByRole('heading', { name: 'New webhook secret for the docs repository' }).waitFor();
@@ -111,7 +113,7 @@ describe('settings page: context repositories and commentOnSource', () => {
     assert.ok(!(await page.content()).includes(secret), 'shown once');
     assert.match(await section().innerText(), /A secret is set\./);
     await Promise.all([
-      page.waitForURL((url) => url.pathname === settings()),
+      settingsLoaded(),
       hook.getByRole('button', { name: 'Replace webhook secret' }).click(),
     ]);
     const replaced = await t.app.contextRepositories.webhookSecretFor(projectId, 'docs');
@@ -161,10 +163,7 @@ describe('settings page: context repositories and commentOnSource', () => {
     const box = page.getByRole('checkbox', { name: 'Comment on source pull requests' });
     assert.equal(await box.isChecked(), false);
     await box.check();
-    await Promise.all([
-      page.waitForURL((url) => url.pathname === settings()),
-      page.getByRole('button', { name: 'Save settings' }).click(),
-    ]);
+    await Promise.all([settingsLoaded(), page.getByRole('button', { name: 'Save settings' }).click()]);
     assert.equal((await t.app.projects.get(projectId)).settings.commentOnSource, true);
     await page.reload();
     assert.equal(
@@ -172,10 +171,7 @@ describe('settings page: context repositories and commentOnSource', () => {
       true,
     );
     await page.getByRole('checkbox', { name: 'Comment on source pull requests' }).uncheck();
-    await Promise.all([
-      page.waitForURL((url) => url.pathname === settings()),
-      page.getByRole('button', { name: 'Save settings' }).click(),
-    ]);
+    await Promise.all([settingsLoaded(), page.getByRole('button', { name: 'Save settings' }).click()]);
     assert.equal((await t.app.projects.get(projectId)).settings.commentOnSource, false);
   });
 
