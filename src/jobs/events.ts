@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
+import { compiledQuery } from '../store/compiled-query.ts';
 import type { Database, JobEventRow } from '../store/schema.ts';
 
 /** One entry of a job's transcript. */
@@ -29,9 +30,36 @@ export const toJobEvent = (row: JobEventRow): JobEvent => ({
   createdAt: row.created_at,
 });
 
+/** Appends one event (in the caller's transaction, when it passes one). */
+export async function appendEvent(db: Kysely<Database>, event: NewEvent, now: Date): Promise<void> {
+  await db.executeQuery(
+    insertEvent(db, {
+      jobId: event.jobId,
+      runId: event.runId ?? null,
+      type: event.type,
+      data: JSON.stringify(event.data ?? {}),
+      at: now.toISOString(),
+    }),
+  );
+}
+
+const insertEvent = compiledQuery<{
+  jobId: string;
+  runId: string | null;
+  type: string;
+  data: string;
+  at: string;
+}>(['jobId', 'runId', 'type', 'data', 'at'], (db, p) =>
+  db
+    .insertInto('job_events')
+    .values({ job_id: p.jobId, run_id: p.runId, type: p.type, data: p.data, created_at: p.at })
+    .compile(),
+);
+
 /** Appends events (in the caller's transaction, when it passes one). */
 export async function appendEvents(db: Kysely<Database>, events: NewEvent[], now: Date): Promise<void> {
   if (events.length === 0) return;
+  if (events.length === 1) return appendEvent(db, events[0]!, now);
   await db
     .insertInto('job_events')
     .values(

@@ -1,5 +1,6 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { DocwrightError, type RateLimitState } from '../errors.ts';
+import { compiledQuery } from '../store/compiled-query.ts';
 import type { Database } from '../store/schema.ts';
 
 /** The rolling window of docs/api/rate-limits.mdx. */
@@ -22,13 +23,7 @@ interface WindowRow {
  */
 async function readWindow(db: Kysely<Database>, projectId: string, now: Date) {
   const windowStart = windowStartOf(now);
-  // Written as SQL: building it with the query builder on every create took 12 µs.
-  const { rows } = await sql<WindowRow>`
-    select (select uses from rate_limit_counts where project_id = ${projectId}) as stored,
-           (select count(*) from rate_limit_uses
-             where project_id = ${projectId} and used_at <= ${windowStart}) as expired,
-           (select min(used_at) from rate_limit_uses
-             where project_id = ${projectId} and used_at > ${windowStart}) as oldest`.execute(db);
+  const { rows } = await db.executeQuery(windowOf(db, { projectId, windowStart }));
   const row = rows[0]!;
   const expired = Number(row.expired);
   return {
@@ -38,6 +33,22 @@ async function readWindow(db: Kysely<Database>, projectId: string, now: Date) {
     windowStart,
   };
 }
+
+// Compiled once: building it with the query builder on every create took 12 µs.
+const windowOf = compiledQuery<{ projectId: string; windowStart: string }, WindowRow>(
+  ['projectId', 'windowStart'],
+  (db, p) =>
+    sql<WindowRow>`
+      select (select uses from rate_limit_counts where project_id = ${p.projectId}) as stored,
+             (select count(*) from rate_limit_uses
+               where project_id = ${p.projectId} and used_at <= ${p.windowStart}) as expired,
+             (select min(used_at) from rate_limit_uses
+               where project_id = ${p.projectId} and used_at > ${p.windowStart}) as oldest`.compile(db),
+);
+
+const insertUse = compiledQuery<{ projectId: string; at: string }>(['projectId', 'at'], (db, p) =>
+  sql`insert into rate_limit_uses (project_id, used_at) values (${p.projectId}, ${p.at})`.compile(db),
+);
 
 const secondsUntilFree = (oldest: number | undefined, now: Date) =>
   oldest === undefined ? 0 : Math.max(1, Math.ceil((oldest + WINDOW_MS - now.getTime()) / 1000));
@@ -104,8 +115,6 @@ export async function consumeRateLimit(
       .execute();
   }
   // Counted in rate_limit_counts by the database's triggers (migration 0006), as is the delete above.
-  await sql`insert into rate_limit_uses (project_id, used_at) values (${projectId}, ${now.toISOString()})`.execute(
-    trx,
-  );
+  await trx.executeQuery(insertUse(trx, { projectId, at: now.toISOString() }));
   return stateAfterUse(limit, count, oldest, now);
 }

@@ -75,6 +75,7 @@ export async function runHistory(
   jobId: string,
   beforeSeq: number,
 ): Promise<RunHistoryEntry[]> {
+  if (beforeSeq <= 1) return [];
   const rows = await db
     .selectFrom('job_runs')
     .leftJoin('run_diffs', 'run_diffs.run_id', 'job_runs.id')

@@ -1,8 +1,9 @@
 import { type Kysely, sql } from 'kysely';
 import type { RunDiff } from '../git/diff.ts';
+import { compiledQuery } from '../store/compiled-query.ts';
 import type { Database, JobRunRow } from '../store/schema.ts';
 import type { JobChange } from './changes.ts';
-import { appendEvents } from './events.ts';
+import { appendEvent, appendEvents } from './events.ts';
 import { enqueueJobMessage } from './webhook-outbox.ts';
 
 /** What a run ends with (the runner's answer). */
@@ -41,14 +42,116 @@ export async function recordRunEvent(
     now: Date;
   },
 ): Promise<boolean> {
-  const result = await sql`
-    insert into job_events (job_id, run_id, type, data, created_at)
-    select ${event.jobId}, ${event.runId}, ${event.type}, ${JSON.stringify(event.data ?? {})}, ${event.now.toISOString()}
-     where exists (select 1 from job_runs
-                    where id = ${event.runId} and lease_owner = ${event.workerId}
-                      and attempts = ${event.attempt} and status = 'running')`.execute(db);
+  const result = await db.executeQuery(
+    insertRunEvent(db, {
+      jobId: event.jobId,
+      runId: event.runId,
+      type: event.type,
+      data: JSON.stringify(event.data ?? {}),
+      at: event.now.toISOString(),
+      workerId: event.workerId,
+      attempt: event.attempt,
+    }),
+  );
   return Number(result.numAffectedRows ?? 0) > 0;
 }
+
+const insertRunEvent = compiledQuery<{
+  jobId: string;
+  runId: string;
+  type: string;
+  data: string;
+  at: string;
+  workerId: string;
+  attempt: number;
+}>(['jobId', 'runId', 'type', 'data', 'at', 'workerId', 'attempt'], (db, p) =>
+  sql`
+    insert into job_events (job_id, run_id, type, data, created_at)
+    select ${p.jobId}, ${p.runId}, ${p.type}, ${p.data}, ${p.at}
+     where exists (select 1 from job_runs
+                    where id = ${p.runId} and lease_owner = ${p.workerId}
+                      and attempts = ${p.attempt} and status = 'running')`.compile(db),
+);
+
+/** Ends a run the worker holds (the lease's owner and attempt), with its outcome. */
+const endRun = compiledQuery<{
+  id: string;
+  workerId: string;
+  attempts: number;
+  status: 'succeeded' | 'failed';
+  at: string;
+  summary: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+}>(['id', 'workerId', 'attempts', 'status', 'at', 'summary', 'errorCode', 'errorMessage'], (db, p) =>
+  db
+    .updateTable('job_runs')
+    .set({
+      status: p.status,
+      ended_at: p.at,
+      lease_owner: null,
+      lease_expires_at: null,
+      summary: p.summary,
+      error_code: p.errorCode,
+      error_message: p.errorMessage,
+    })
+    .where('id', '=', p.id)
+    .where('lease_owner', '=', p.workerId)
+    .where('attempts', '=', p.attempts)
+    .where('status', '=', 'running')
+    .compile(),
+);
+
+/**
+ * Moves an active job to `completed`: the run's pull request and branch replace the job's only
+ * when the run has them (a run that changed nothing keeps an earlier run's link).
+ */
+const completeJob = compiledQuery<{
+  id: string;
+  at: string;
+  changes: string | null;
+  prLink: string | null;
+  branch: string | null;
+  summary: string | null;
+}>(['id', 'at', 'changes', 'prLink', 'branch', 'summary'], (db, p) =>
+  db
+    .updateTable('jobs')
+    .set((eb) => ({
+      status: 'completed',
+      updated_at: p.at,
+      changes: eb.fn.coalesce(eb.val(p.changes), eb.ref('changes')),
+      pr_link: eb.fn.coalesce(eb.val(p.prLink), eb.ref('pr_link')),
+      branch: eb.fn.coalesce(eb.val(p.branch), eb.ref('branch')),
+      summary: p.summary,
+      error_code: null,
+      error_message: null,
+    }))
+    .where('id', '=', p.id)
+    .where('status', '=', 'active')
+    .compile(),
+);
+
+/** Moves an active job to `failed`, with the run's error. */
+const failJob = compiledQuery<{
+  id: string;
+  at: string;
+  changes: string | null;
+  errorCode: string;
+  errorMessage: string;
+}>(['id', 'at', 'changes', 'errorCode', 'errorMessage'], (db, p) =>
+  db
+    .updateTable('jobs')
+    .set((eb) => ({
+      status: 'failed',
+      updated_at: p.at,
+      changes: eb.fn.coalesce(eb.val(p.changes), eb.ref('changes')),
+      error_code: p.errorCode,
+      error_message: p.errorMessage,
+    }))
+    .where('id', '=', p.id)
+    .where('status', '=', 'active')
+    .compile(),
+);
 
 /**
  * Ends a run with its outcome and moves the job out of `active`, in one
@@ -63,45 +166,41 @@ export async function finishRun(
   const { run, outcome } = finish;
   const at = finish.now.toISOString();
   return db.transaction().execute(async (trx) => {
-    const ended = await trx
-      .updateTable('job_runs')
-      .set({
+    const ended = await trx.executeQuery(
+      endRun(trx, {
+        id: run.id,
+        workerId: finish.workerId,
+        attempts: run.attempts,
         status: outcome.status === 'completed' ? 'succeeded' : 'failed',
-        ended_at: at,
-        lease_owner: null,
-        lease_expires_at: null,
+        at,
         summary: outcome.status === 'completed' ? outcome.summary : null,
-        error_code: outcome.status === 'failed' ? outcome.error.code : null,
-        error_message: outcome.status === 'failed' ? outcome.error.message : null,
-      })
-      .where('id', '=', run.id)
-      .where('lease_owner', '=', finish.workerId)
-      .where('attempts', '=', run.attempts)
-      .where('status', '=', 'running')
-      .executeTakeFirst();
-    if (Number(ended.numUpdatedRows) === 0) return false;
+        errorCode: outcome.status === 'failed' ? outcome.error.code : null,
+        errorMessage: outcome.status === 'failed' ? outcome.error.message : null,
+      }),
+    );
+    if (Number(ended.numAffectedRows ?? 0) === 0) return false;
 
     // Usage is not part of the outcome: it was recorded turn by turn (src/jobs/usage.ts).
-    const changed = await trx
-      .updateTable('jobs')
-      .set((eb) => ({
-        status: outcome.status,
-        updated_at: at,
-        ...(outcome.changes && { changes: JSON.stringify(outcome.changes) }),
-        ...(outcome.status === 'completed'
-          ? {
-              pr_link: eb.fn.coalesce(eb.val(outcome.prLink), eb.ref('pr_link')),
-              branch: eb.fn.coalesce(eb.val(outcome.branch), eb.ref('branch')),
-              summary: outcome.summary,
-              error_code: null,
-              error_message: null,
-            }
-          : { error_code: outcome.error.code, error_message: outcome.error.message }),
-      }))
-      .where('id', '=', run.job_id)
-      .where('status', '=', 'active')
-      .executeTakeFirst();
-    if (Number(changed.numUpdatedRows) > 0) {
+    const changes = outcome.changes ? JSON.stringify(outcome.changes) : null;
+    const changed = await trx.executeQuery(
+      outcome.status === 'completed'
+        ? completeJob(trx, {
+            id: run.job_id,
+            at,
+            changes,
+            prLink: outcome.prLink,
+            branch: outcome.branch,
+            summary: outcome.summary,
+          })
+        : failJob(trx, {
+            id: run.job_id,
+            at,
+            changes,
+            errorCode: outcome.error.code,
+            errorMessage: outcome.error.message,
+          }),
+    );
+    if (Number(changed.numAffectedRows ?? 0) > 0) {
       await enqueueJobMessage(trx, {
         type: outcome.status === 'completed' ? 'job.completed' : 'job.failed',
         projectId: run.project_id,
@@ -127,19 +226,17 @@ export async function finishRun(
         })
         .execute();
     }
-    await appendEvents(
+    await appendEvent(
       trx,
-      [
-        {
-          jobId: run.job_id,
-          runId: run.id,
-          type: outcome.status === 'completed' ? 'job.completed' : 'job.failed',
-          data:
-            outcome.status === 'completed'
-              ? { prLink: outcome.prLink, branch: outcome.branch, summary: outcome.summary }
-              : { error: outcome.error },
-        },
-      ],
+      {
+        jobId: run.job_id,
+        runId: run.id,
+        type: outcome.status === 'completed' ? 'job.completed' : 'job.failed',
+        data:
+          outcome.status === 'completed'
+            ? { prLink: outcome.prLink, branch: outcome.branch, summary: outcome.summary }
+            : { error: outcome.error },
+      },
       finish.now,
     );
     return true;

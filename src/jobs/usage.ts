@@ -89,14 +89,18 @@ export async function recordUsage(
  */
 export async function jobSpending(
   db: Kysely<Database>,
-  run: Pick<JobRunRow, 'id' | 'job_id' | 'started_at'>,
+  run: Pick<JobRunRow, 'id' | 'job_id' | 'seq' | 'started_at' | 'steps' | 'input_tokens' | 'output_tokens'>,
   at: Date,
 ): Promise<JobSpending> {
-  const runs = await db
-    .selectFrom('job_runs')
-    .select(['id', 'steps', 'input_tokens', 'output_tokens', 'started_at', 'ended_at'])
-    .where('job_id', '=', run.job_id)
-    .execute();
+  // A job's first run is its only one (a follow-up waits for the job to end): its row says it all.
+  const runs =
+    run.seq === 1
+      ? [{ ...run, ended_at: null }]
+      : await db
+          .selectFrom('job_runs')
+          .select(['id', 'steps', 'input_tokens', 'output_tokens', 'started_at', 'ended_at'])
+          .where('job_id', '=', run.job_id)
+          .execute();
   let steps = 0;
   let tokens = 0;
   let durationMs = 0;

@@ -5,7 +5,8 @@
  */
 import type { Kysely } from 'kysely';
 import { newWebhookDeliveryId, newWebhookMessageId } from '../ids.ts';
-import type { Database, JobRow } from '../store/schema.ts';
+import { compiledQuery } from '../store/compiled-query.ts';
+import type { Database, JobRow, WebhookEndpointRow } from '../store/schema.ts';
 import { toAgentJob } from './agent-job.ts';
 import type { WebhookEventType } from './webhook-events.ts';
 
@@ -31,12 +32,7 @@ export async function enqueueJobMessage(
   trx: Kysely<Database>,
   message: JobMessage,
 ): Promise<string | undefined> {
-  const endpoints = await trx
-    .selectFrom('webhook_endpoints')
-    .select(['id', 'events'])
-    .where('project_id', '=', message.projectId)
-    .where('disabled_at', 'is', null)
-    .execute();
+  const { rows: endpoints } = await trx.executeQuery(enabledEndpoints(trx, { projectId: message.projectId }));
   const subscribed = endpoints.filter((e) => subscribes(e.events, message.type));
   if (subscribed.length === 0) return undefined;
 
@@ -79,3 +75,15 @@ export async function enqueueJobMessage(
     .execute();
   return id;
 }
+
+/** Every job change reads these (creates, run endings): compiled once. */
+const enabledEndpoints = compiledQuery<{ projectId: string }, Pick<WebhookEndpointRow, 'id' | 'events'>>(
+  ['projectId'],
+  (db, p) =>
+    db
+      .selectFrom('webhook_endpoints')
+      .select(['id', 'events'])
+      .where('project_id', '=', p.projectId)
+      .where('disabled_at', 'is', null)
+      .compile(),
+);

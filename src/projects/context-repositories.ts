@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { DocwrightError } from '../errors.ts';
 import { processSecrets } from '../redact.ts';
+import { compiledQuery } from '../store/compiled-query.ts';
 import type { Store } from '../store/database.ts';
 import type { ContextRepositoryRow } from '../store/schema.ts';
 import { branchName, parseOrThrow } from '../validation.ts';
@@ -145,13 +146,7 @@ export function createContextRepositoryService(deps: {
     };
   }
 
-  const rowsOf = (projectId: string) =>
-    db
-      .selectFrom('context_repositories')
-      .selectAll()
-      .where('project_id', '=', projectId)
-      .orderBy('name')
-      .execute();
+  const rowsOf = (projectId: string) => deps.store.read(repositoriesOf(db, { projectId }));
 
   async function mustHaveProject(projectId: string) {
     const project = await db
@@ -309,3 +304,13 @@ export function createContextRepositoryService(deps: {
     return secret;
   }
 }
+
+/** Every run reads its project's context repositories: compiled once. */
+const repositoriesOf = compiledQuery<{ projectId: string }, ContextRepositoryRow>(['projectId'], (db, p) =>
+  db
+    .selectFrom('context_repositories')
+    .selectAll()
+    .where('project_id', '=', p.projectId)
+    .orderBy('name')
+    .compile(),
+);

@@ -6,6 +6,7 @@ import type { MirrorCache } from '../git/mirror.ts';
 import { newProjectId } from '../ids.ts';
 import type { KeyService } from '../keys/keys.ts';
 import { processSecrets } from '../redact.ts';
+import { compiledQuery } from '../store/compiled-query.ts';
 import type { Store } from '../store/database.ts';
 import type { ProjectRow } from '../store/schema.ts';
 import type { Signals } from '../store/signals.ts';
@@ -164,6 +165,8 @@ export interface ProjectService {
   getRow(id: string): Promise<ProjectRow | undefined>;
   /** Decrypted credentials, for the worker; never rendered. */
   getSecrets(id: string): Promise<ProjectSecrets>;
+  /** The project and its decrypted credentials from one read (each run starts with both). */
+  getWithSecrets(id: string): Promise<{ project: ProjectView; secrets: ProjectSecrets }>;
   /** What deleting the project would remove (for a confirmation). */
   deletionImpact(id: string): Promise<ProjectDeletionImpact>;
   /** Deletes the project and everything of it (see project-deletion.ts), and its git mirrors on this machine. */
@@ -211,14 +214,24 @@ export function createProjectService(deps: {
     };
   }
 
-  async function getRow(id: string) {
-    return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+  async function getRow(id: string): Promise<ProjectRow | undefined> {
+    return (await deps.store.read(projectById(db, { id })))[0];
   }
 
   async function mustGetRow(id: string) {
     const row = await getRow(id);
     if (!row) throw new DocwrightError('project-not-found', `project ${id} does not exist`);
     return row;
+  }
+
+  function openSecrets(row: ProjectRow): ProjectSecrets {
+    if (!row.secrets) return {};
+    const sealed: Record<string, string> = JSON.parse(row.secrets);
+    const open: Record<string, string> = {};
+    for (const [name, value] of Object.entries(sealed)) open[name] = deps.secretBox().open(value);
+    const secrets = secretsSchema.parse(open);
+    processSecrets.add(...confidentialValues(secrets));
+    return secrets;
   }
 
   /** Each secret sealed on its own, so that updating one keeps the others. */
@@ -343,14 +356,16 @@ export function createProjectService(deps: {
       return { ...view(row), deleted: { ...impact, mirrors: mirrors.length } };
     },
     async getSecrets(id) {
+      return openSecrets(await mustGetRow(id));
+    },
+    async getWithSecrets(id) {
       const row = await mustGetRow(id);
-      if (!row.secrets) return {};
-      const sealed: Record<string, string> = JSON.parse(row.secrets);
-      const open: Record<string, string> = {};
-      for (const [name, value] of Object.entries(sealed)) open[name] = deps.secretBox().open(value);
-      const secrets = secretsSchema.parse(open);
-      processSecrets.add(...confidentialValues(secrets));
-      return secrets;
+      return { project: view(row), secrets: openSecrets(row) };
     },
   };
 }
+
+/** Every run reads its project: compiled once. */
+const projectById = compiledQuery<{ id: string }, ProjectRow>(['id'], (db, p) =>
+  db.selectFrom('projects').selectAll().where('id', '=', p.id).compile(),
+);

@@ -37,7 +37,7 @@ export interface Store {
    * Runs a compiled read and returns its rows. Same result as `db.executeQuery`; on SQLite it
    * runs at once when the connection is free, skipping the executor (the API's hot reads).
    */
-  read<R>(query: CompiledQuery): Promise<R[]>;
+  read<R>(query: CompiledQuery<R>): Promise<R[]>;
   /**
    * PostgreSQL: runs one statement (a write too) as a named prepared statement on a connection of
    * the pool, in its own transaction, and returns its rows: one round trip. Absent on SQLite.
@@ -95,7 +95,7 @@ function openSqlite(dataDir: string, options: NodeSqliteOptions = {}): Store {
     ),
     dataVersion: () => dialect.dataVersion(),
     changes: () => dialect.changes(),
-    read: async <R>(query: CompiledQuery) =>
+    read: async <R>(query: CompiledQuery<R>) =>
       dialect.readNow<R>(query) ?? (await db.executeQuery<R>(query)).rows,
     close: () => db.destroy(),
   };

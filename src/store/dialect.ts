@@ -1,5 +1,6 @@
 import type { ColumnDefinitionBuilder, CreateTableBuilder, Kysely, Transaction } from 'kysely';
 import { sql } from 'kysely';
+import { compiledQuery } from './compiled-query.ts';
 import type { Database, ProjectRow } from './schema.ts';
 
 /**
@@ -29,10 +30,16 @@ export async function lockProject(
   trx: Transaction<Database>,
   projectId: string,
 ): Promise<ProjectRow | undefined> {
-  let query = trx.selectFrom('projects').selectAll().where('id', '=', projectId);
-  if (dialect === 'postgres') query = query.forUpdate();
-  return query.executeTakeFirst();
+  const query = dialect === 'postgres' ? projectForUpdate : projectById;
+  return (await trx.executeQuery(query(trx, { id: projectId }))).rows[0];
 }
+
+const projectById = compiledQuery<{ id: string }, ProjectRow>(['id'], (db, p) =>
+  db.selectFrom('projects').selectAll().where('id', '=', p.id).compile(),
+);
+const projectForUpdate = compiledQuery<{ id: string }, ProjectRow>(['id'], (db, p) =>
+  db.selectFrom('projects').selectAll().where('id', '=', p.id).forUpdate().compile(),
+);
 
 /**
  * Serialises the transactions that take the lock of `name` until they end, across processes.

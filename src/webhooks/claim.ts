@@ -7,6 +7,7 @@
 
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
+import { compiledQuery } from '../store/compiled-query.ts';
 import type { Store } from '../store/database.ts';
 import type { Database, WebhookDeliveryRow } from '../store/schema.ts';
 
@@ -60,19 +61,22 @@ export async function claimDueDeliveries(
  * when it changes nothing (see WebhookDispatcher's wake-ups).
  */
 export async function anyDeliveryDue(db: Kysely<Database>, at: Date, perEndpoint: number): Promise<boolean> {
-  const now = at.toISOString();
-  const { rows } = await sql`
-    with full_endpoints as (
-      select endpoint_id from webhook_deliveries
-       where status = 'sending' and lease_expires_at >= ${now}
-       group by endpoint_id
-      having count(*) >= ${perEndpoint})
-    select 1 from webhook_deliveries
-     where ((status = 'pending' and next_attempt_at <= ${now}) or (status = 'sending' and lease_expires_at < ${now}))
-       and endpoint_id not in (select endpoint_id from full_endpoints)
-     limit 1`.execute(db);
+  const { rows } = await db.executeQuery(deliveryDue(db, { now: at.toISOString(), perEndpoint }));
   return rows.length > 0;
 }
+
+const deliveryDue = compiledQuery<{ now: string; perEndpoint: number }>(['now', 'perEndpoint'], (db, p) =>
+  sql`
+    with full_endpoints as (
+      select endpoint_id from webhook_deliveries
+       where status = 'sending' and lease_expires_at >= ${p.now}
+       group by endpoint_id
+      having count(*) >= ${p.perEndpoint})
+    select 1 from webhook_deliveries
+     where ((status = 'pending' and next_attempt_at <= ${p.now}) or (status = 'sending' and lease_expires_at < ${p.now}))
+       and endpoint_id not in (select endpoint_id from full_endpoints)
+     limit 1`.compile(db),
+);
 
 /** Extends the leases `owner` holds on `ids`; returns the ids still held. */
 export async function renewDeliveryLeases(

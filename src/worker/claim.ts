@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { compiledQuery } from '../store/compiled-query.ts';
 import type { Store } from '../store/database.ts';
 import type { JobRunRow } from '../store/schema.ts';
 
@@ -27,19 +28,14 @@ export async function claimNextRun(store: Store, options: ClaimOptions): Promise
   const leaseUntil = new Date(options.now.getTime() + options.leaseMs).toISOString();
 
   if (store.dialect === 'sqlite') {
-    const { rows } = await sql<JobRunRow>`
-      update job_runs
-         set status = 'running', attempts = attempts + 1,
-             lease_owner = ${options.workerId}, lease_expires_at = ${leaseUntil},
-             started_at = coalesce(started_at, ${now})
-       where id = (
-         select r.id from job_runs r
-          where r.status = 'queued'
-            and (select count(*) from job_runs x
-                  where x.project_id = r.project_id and x.status = 'running') < ${options.projectConcurrency}
-          order by r.id
-          limit 1)
-      returning *`.execute(store.db);
+    const { rows } = await store.db.executeQuery<JobRunRow>(
+      claimOnSqlite(store.db, {
+        workerId: options.workerId,
+        leaseUntil,
+        now,
+        projectConcurrency: options.projectConcurrency,
+      }),
+    );
     return rows[0];
   }
 
@@ -76,3 +72,24 @@ export async function claimNextRun(store: Store, options: ClaimOptions): Promise
     return undefined;
   });
 }
+
+const claimOnSqlite = compiledQuery<{
+  workerId: string;
+  leaseUntil: string;
+  now: string;
+  projectConcurrency: number;
+}>(['workerId', 'leaseUntil', 'now', 'projectConcurrency'], (db, p) =>
+  sql<JobRunRow>`
+    update job_runs
+       set status = 'running', attempts = attempts + 1,
+           lease_owner = ${p.workerId}, lease_expires_at = ${p.leaseUntil},
+           started_at = coalesce(started_at, ${p.now})
+     where id = (
+       select r.id from job_runs r
+        where r.status = 'queued'
+          and (select count(*) from job_runs x
+                where x.project_id = r.project_id and x.status = 'running') < ${p.projectConcurrency}
+        order by r.id
+        limit 1)
+    returning *`.compile(db),
+);

@@ -59,14 +59,13 @@ export function createPipeline(app: PipelineDeps, options: PipelineOptions = {})
     );
   const spares = new SpareAgentProcess(app.config.agentProcess);
   const runner: Runner = async (job, run, signal, emit, defer, recordUsage) => {
-    const project = await app.projects.get(job.projectId);
+    const { project, secrets } = await app.projects.getWithSecrets(job.projectId);
     if (!job.model) {
       return failed(
         'model-not-configured',
         'no model is configured: set the project model or DOCWRIGHT_MODEL',
       );
     }
-    const secrets = await app.projects.getSecrets(job.projectId);
     // The context repositories' tokens are as confidential as the project's own.
     const contexts = await app.contextRepositories.accessFor(job.projectId);
     const contextTokens = contexts.flatMap((c) => (c.secrets.token ? [c.secrets.token] : []));

@@ -56,6 +56,8 @@ export interface WebhookDispatcherOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 15_000;
+/** How long the signals that ask whether a delivery is due wait to share one read (SQLite). */
+const DUE_CHECK_DELAY_MS = 5;
 const DEFAULTS = { concurrency: 8, perEndpoint: 2, slowAfterMs: 1_000, maxInFlight: 128 };
 
 /** The target and payload of a claimed delivery. */
@@ -80,7 +82,8 @@ export class WebhookDispatcher {
   readonly #holdingSlot = new Set<string>();
   readonly #timers: NodeJS.Timeout[] = [];
   readonly #shutdown = new AbortController();
-  #checkingDue = false;
+  /** The due check that signals asked for, waiting for DUE_CHECK_DELAY_MS (see `#wakeIfDue`). */
+  #dueCheck: NodeJS.Timeout | undefined;
   #unsubscribe: (() => void) | undefined;
   #stopping = false;
   /** Claims due deliveries into free slots; stop() waits for its pass. */
@@ -138,6 +141,7 @@ export class WebhookDispatcher {
     this.#stopping = true;
     this.#unsubscribe?.();
     for (const timer of this.#timers) clearInterval(timer);
+    clearTimeout(this.#dueCheck);
     await this.#claims.settled();
     let timer: NodeJS.Timeout | undefined;
     const graceOver = new Promise<'timeout'>((resolve) => {
@@ -156,26 +160,29 @@ export class WebhookDispatcher {
   }
 
   /**
-   * A wake-up (one per job event: many while runs work) claims only when a delivery is due.
-   * On SQLite a claim that finds nothing still takes the write lock, holding up the requests
-   * and runs that share the database; a read does not. The poll always claims, so a database
-   * that refuses writes is still noticed (and backed off from) as before.
+   * A wake-up (one per job event: thousands a second while runs work) claims only when a delivery
+   * is due. On SQLite a claim that finds nothing still takes the write lock, holding up the
+   * requests and runs that share the database; a read does not. One read answers the signals of
+   * DUE_CHECK_DELAY_MS: each was published after its commit, so the read sees what every one of
+   * them announced, and a signal after the read asks for another. The poll always claims, so a
+   * database that refuses writes is still noticed (and backed off from) as before.
    */
   #wakeIfDue(): void {
     if (this.#app.store.dialect !== 'sqlite') {
       this.#claims.wake();
       return;
     }
-    if (this.#checkingDue || this.#stopping || this.#claims.pausing) return;
-    this.#checkingDue = true;
-    anyDeliveryDue(this.#app.store.db, this.#app.now(), this.#limits.perEndpoint)
-      .then(
-        (due) => due && this.#claims.wake(),
-        () => this.#claims.wake(),
-      )
-      .finally(() => {
-        this.#checkingDue = false;
-      });
+    if (this.#dueCheck || this.#stopping || this.#claims.pausing) return;
+    this.#dueCheck = setTimeout(() => {
+      void anyDeliveryDue(this.#app.store.db, this.#app.now(), this.#limits.perEndpoint)
+        .then(
+          (due) => due && this.#claims.wake(),
+          () => this.#claims.wake(),
+        )
+        .finally(() => {
+          this.#dueCheck = undefined;
+        });
+    }, DUE_CHECK_DELAY_MS);
   }
 
   /** Claims the due deliveries there is room for and starts sending them. */

@@ -6,7 +6,8 @@ import { runHistory } from '../jobs/runs.ts';
 import { finishRun, type RunOutcome, recordRunEvent } from '../jobs/transitions.ts';
 import { jobSpending, recordUsage, type TokenUsage } from '../jobs/usage.ts';
 import type { Logger } from '../logger.ts';
-import type { JobRunRow } from '../store/schema.ts';
+import { compiledQuery } from '../store/compiled-query.ts';
+import type { JobRow, JobRunRow } from '../store/schema.ts';
 import { isTransientDatabaseError, retryDatabase } from '../store/transient.ts';
 import { Backoff, logTaskFailure } from './backoff.ts';
 import { claimNextRun } from './claim.ts';
@@ -289,9 +290,11 @@ export class Worker {
 
     let outcome: RunOutcome | undefined;
     try {
-      const row = await retrying(() =>
-        db.selectFrom('jobs').selectAll().where('id', '=', run.job_id).executeTakeFirstOrThrow(),
-      );
+      const row = await retrying(async () => {
+        const { rows } = await db.executeQuery(jobById(db, { id: run.job_id }));
+        if (!rows[0]) throw new Error(`job ${run.job_id} of run ${run.id} is gone`);
+        return rows[0];
+      });
       const job: RunnableJob = {
         ...toAgentJob(row),
         projectId: row.project_id,
@@ -407,6 +410,10 @@ export class Worker {
     }
   }
 }
+
+const jobById = compiledQuery<{ id: string }, JobRow>(['id'], (db, p) =>
+  db.selectFrom('jobs').selectAll().where('id', '=', p.id).compile(),
+);
 
 /** The longest pause between attempts of a task that keeps failing. */
 const MAX_BACKOFF_MS = 30_000;
