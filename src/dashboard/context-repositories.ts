@@ -60,7 +60,7 @@ function addForm(project: ProjectView, signedIn: SignedIn, state: ContextFormSta
     html`<div class="field"><label for="${id}">${LABELS[name]}</label>
   <input id="${id}" name="${name}" type="${type}" value="${name === 'token' ? '' : (values[name] ?? '')}" ${attributes} ${invalid(fields, name, hint ? `${id}-hint` : undefined)}>
   ${hint && html`<p class="hint" id="${id}-hint">${hint}</p>`}${fieldError(fields, name)}</div>`;
-  return html`<h3 id="add-context-heading" class="context-add">Add a context repository</h3>
+  return html`<h3 id="add-context-heading" class="subsection">Add a context repository</h3>
   ${formErrors(error?.message, fields, LABELS)}
   <form method="post" action="/projects/${project.id}/context-repositories" class="stack" aria-labelledby="add-context-heading" novalidate>
     ${csrfField(signedIn)}
@@ -125,7 +125,7 @@ function created(added: { name: string; webhookUrl: string; webhookSecret: strin
 
 /** The docs repository's own hook: its URL, and a button that makes (or replaces) its secret. */
 function docsWebhookPanel(project: ProjectView, signedIn: SignedIn, hook: DocsWebhookView): Html {
-  return html`<h3 id="docs-webhook-heading">Docs repository webhook</h3>
+  return html`<h3 id="docs-webhook-heading" class="subsection">Docs repository webhook</h3>
   <p>For <code>docs-push</code> automations: pushes to the docs repository’s branch reach docwright at <span class="mono wrap">${hook.webhookUrl}</span>. ${hook.hasSecret ? 'A secret is set.' : html`<span class="muted">No secret yet: until one is made, deliveries are refused and pushes are found by polling.</span>`}</p>
   <form method="post" action="/projects/${project.id}/docs-webhook-secret" aria-labelledby="docs-webhook-heading">${csrfField(signedIn)}
     <button type="submit">${hook.hasSecret ? 'Replace webhook secret' : 'Create webhook secret'}</button></form>`;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { newJobId } from '../ids.ts';
 import type { JobRow } from '../store/schema.ts';
 import { jobChangeSchema, parseJobChanges } from './changes.ts';
 
@@ -60,5 +61,39 @@ export function toAgentJob(row: JobRow): AgentJob {
         ? { inputTokens: row.input_tokens ?? 0, outputTokens: row.output_tokens ?? 0 }
         : null,
     changes: parseJobChanges(row.changes),
+  };
+}
+
+/** The row of a job just created: active, with nothing done yet. */
+export function newJobRow(job: {
+  projectId: string;
+  repository: string;
+  ref: string;
+  model: string;
+  draft: boolean | undefined;
+  /** The head branch the caller chose (v1 `branch`); otherwise the worker names one. */
+  headBranch: string | undefined;
+  at: Date;
+}): JobRow {
+  const timestamp = job.at.toISOString();
+  return {
+    id: newJobId(),
+    project_id: job.projectId,
+    status: 'active',
+    repository: job.repository,
+    ref: job.ref,
+    model: job.model,
+    draft: job.draft === undefined ? null : Number(job.draft),
+    pr_link: null,
+    branch: job.headBranch ?? null,
+    summary: null,
+    error_code: null,
+    error_message: null,
+    input_tokens: null,
+    output_tokens: null,
+    created_at: timestamp,
+    updated_at: timestamp,
+    archived_at: null,
+    changes: '[]',
   };
 }

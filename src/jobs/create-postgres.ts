@@ -15,11 +15,11 @@
  * project changed between the read and the lock (`stale`).
  */
 import { CompiledQuery } from 'kysely';
-import { newJobId, newRunId, newWebhookDeliveryId, newWebhookMessageId } from '../ids.ts';
+import { newRunId, newWebhookDeliveryId, newWebhookMessageId } from '../ids.ts';
 import type { Store } from '../store/database.ts';
-import type { JobRow, ProjectRow } from '../store/schema.ts';
+import type { ProjectRow } from '../store/schema.ts';
 import type { Signal } from '../store/signals.ts';
-import { toAgentJob } from './agent-job.ts';
+import { newJobRow, toAgentJob } from './agent-job.ts';
 import { rateLimitedError, stateAfterUse, windowStartOf } from './rate-limit.ts';
 import { messageBody, subscribes } from './webhook-outbox.ts';
 import type { WorkResult } from './work-result.ts';
@@ -126,26 +126,15 @@ export function postgresCreate(options: PostgresCreateOptions) {
     }
     const at = options.now();
     const timestamp = at.toISOString();
-    const row: JobRow = {
-      id: newJobId(),
-      project_id: projectId,
-      status: 'active',
+    const row = newJobRow({
+      projectId,
       repository: project.repository,
       ref: body.ref ?? project.ref,
       model,
-      draft: body.draft === undefined ? null : Number(body.draft),
-      pr_link: null,
-      branch: body.headBranch ?? null,
-      summary: null,
-      error_code: null,
-      error_message: null,
-      input_tokens: null,
-      output_tokens: null,
-      created_at: timestamp,
-      updated_at: timestamp,
-      archived_at: null,
-      changes: '[]',
-    };
+      draft: body.draft,
+      headBranch: body.headBranch,
+      at,
+    });
     const { endpoints } = project;
     const [result] = await prepared<Outcome>(
       CompiledQuery.raw(CREATE_JOB, [

@@ -1,13 +1,13 @@
 import type { Transaction } from 'kysely';
 import { DocwrightError } from '../errors.ts';
-import { isJobId, isProjectId, newJobId } from '../ids.ts';
+import { isJobId, isProjectId } from '../ids.ts';
 import { compileInsert } from '../store/compiled-insert.ts';
 import type { Store } from '../store/database.ts';
 import { lockProject } from '../store/dialect.ts';
 import type { ApiKeyRow, Database, JobRow, ProjectRow, RunDiffRow } from '../store/schema.ts';
 import type { Signal } from '../store/signals.ts';
 import { parseOrThrow } from '../validation.ts';
-import { type AgentJob, toAgentJob } from './agent-job.ts';
+import { type AgentJob, newJobRow, toAgentJob } from './agent-job.ts';
 import { isOwnHeadBranch } from './branches.ts';
 import {
   type ChangeInput,
@@ -342,27 +342,15 @@ export function createJobService(options: JobServiceOptions) {
         if (created) return created;
       }
       return createWork(projectId, idempotency, async (trx, project, at) => {
-        const timestamp = at.toISOString();
-        const row: JobRow = {
-          id: newJobId(),
-          project_id: projectId,
-          status: 'active',
+        const row = newJobRow({
+          projectId,
           repository: project.repository,
           ref: body.ref ?? project.ref,
           model: chooseModel(project, body.model),
-          draft: body.draft === undefined ? null : Number(body.draft),
-          pr_link: null,
-          branch: options.headBranch ?? null,
-          summary: null,
-          error_code: null,
-          error_message: null,
-          input_tokens: null,
-          output_tokens: null,
-          created_at: timestamp,
-          updated_at: timestamp,
-          archived_at: null,
-          changes: '[]',
-        };
+          draft: body.draft,
+          headBranch: options.headBranch,
+          at,
+        });
         const changes = await changesOf(trx, project, body);
         await trx.executeQuery(insertJob(row));
         await enqueueJobMessage(trx, { type: 'job.created', projectId, jobId: row.id, job: row, at });
