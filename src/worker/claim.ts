@@ -1,7 +1,8 @@
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { appendEvent } from '../jobs/events.ts';
 import { compiledQuery } from '../store/compiled-query.ts';
 import type { Store } from '../store/database.ts';
-import type { JobRunRow } from '../store/schema.ts';
+import type { Database, JobRunRow } from '../store/schema.ts';
 
 export interface ClaimOptions {
   workerId: string;
@@ -13,9 +14,10 @@ export interface ClaimOptions {
 
 /**
  * Claims the oldest queued run whose project has a free slot, taking a lease
- * on it. The whole protocol is the SQL below.
+ * on it, and records its `run.started` event in the same transaction (one
+ * commit fewer per run than writing it after). The whole protocol is the SQL below.
  *
- * SQLite: one statement; the database write lock makes it atomic.
+ * SQLite: one UPDATE, in a transaction for the event; the database write lock makes it atomic.
  *
  * PostgreSQL: `FOR UPDATE … SKIP LOCKED` lets any number of workers claim at
  * once without waiting on each other. Locking the project row as well makes
@@ -28,15 +30,18 @@ export async function claimNextRun(store: Store, options: ClaimOptions): Promise
   const leaseUntil = new Date(options.now.getTime() + options.leaseMs).toISOString();
 
   if (store.dialect === 'sqlite') {
-    const { rows } = await store.db.executeQuery<JobRunRow>(
-      claimOnSqlite(store.db, {
-        workerId: options.workerId,
-        leaseUntil,
-        now,
-        projectConcurrency: options.projectConcurrency,
-      }),
-    );
-    return rows[0];
+    return store.db.transaction().execute(async (trx) => {
+      const { rows } = await trx.executeQuery<JobRunRow>(
+        claimOnSqlite(trx, {
+          workerId: options.workerId,
+          leaseUntil,
+          now,
+          projectConcurrency: options.projectConcurrency,
+        }),
+      );
+      if (rows[0]) await recordStart(trx, rows[0], options);
+      return rows[0];
+    });
   }
 
   return store.db.transaction().execute(async (trx) => {
@@ -67,10 +72,25 @@ export async function claimNextRun(store: Store, options: ClaimOptions): Promise
                started_at = coalesce(started_at, ${now})
          where id = ${candidate.id}
         returning *`.execute(trx);
+      if (claimed[0]) await recordStart(trx, claimed[0], options);
       return claimed[0];
     }
     return undefined;
   });
+}
+
+/** The transcript's `run.started`: which attempt of which run, and which worker holds it. */
+async function recordStart(trx: Kysely<Database>, run: JobRunRow, options: ClaimOptions): Promise<void> {
+  await appendEvent(
+    trx,
+    {
+      jobId: run.job_id,
+      runId: run.id,
+      type: 'run.started',
+      data: { attempt: run.attempts, workerId: options.workerId, seq: run.seq },
+    },
+    options.now,
+  );
 }
 
 const claimOnSqlite = compiledQuery<{

@@ -303,7 +303,8 @@ export class Worker {
       const history = await retrying(() => runHistory(db, run.job_id, run.seq));
       const spent = await retrying(() => jobSpending(db, run, started));
       log.info({ attempt: run.attempts }, 'run started');
-      await emit('run.started', { attempt: run.attempts, workerId: this.id, seq: run.seq });
+      // The claim wrote the run's run.started event (claim.ts): streams hear of it now.
+      await this.#app.signals.publish({ kind: 'job-event', jobId: run.job_id }).catch(() => {});
       const result = await this.#options.runner(
         job,
         {

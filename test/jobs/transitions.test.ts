@@ -48,6 +48,38 @@ describe('finishRun writes only for the worker that holds the running run', () =
   const finishAsW1 = (run: JobRunRow) =>
     finishRun(t.app.store.db, { run, workerId: 'w1', outcome: completed, now: new Date() });
 
+  test('a claim records its run.started event with the run; a claim that finds nothing records none', async () => {
+    const run = await claimed('w-started');
+    const events = await t.app.store.db
+      .selectFrom('job_events')
+      .select(['type', 'run_id', 'data'])
+      .where('job_id', '=', run.job_id)
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(events.map((e) => ({ ...e, data: JSON.parse(e.data) })).slice(1), [
+      { type: 'run.started', run_id: run.id, data: { attempt: 1, workerId: 'w-started', seq: 1 } },
+    ]);
+    assert.equal(events[0]?.type, 'job.created');
+    const countEvents = async () =>
+      Number(
+        (
+          await t.app.store.db
+            .selectFrom('job_events')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const before = await countEvents();
+    const none = await claimNextRun(t.app.store, {
+      workerId: 'w-started',
+      now: new Date(),
+      leaseMs: 60_000,
+      projectConcurrency: 100,
+    });
+    assert.equal(none, undefined);
+    assert.equal(await countEvents(), before);
+  });
+
   test('the holder finishes the run once; a second call (a retry after a lost answer) writes nothing', async () => {
     const run = await claimed('w1');
     assert.equal(
@@ -77,7 +109,7 @@ describe('finishRun writes only for the worker that holds the running run', () =
     assert.equal(stored.status, 'running');
     assert.equal(stored.lease_owner, 'w2');
     assert.equal((await jobRow(t.app, run.job_id)).status, 'active');
-    assert.deepEqual(await eventTypes(t.app, run.job_id), ['job.created']);
+    assert.deepEqual(await eventTypes(t.app, run.job_id), ['job.created', 'run.started']);
   });
 
   test('a run the sweeper failed (time limit) stays failed, though its worker still names itself', async () => {
@@ -145,7 +177,9 @@ describe('finishRun writes only for the worker that holds the running run', () =
     assert.equal((await jobRow(t.app, old.job_id)).status, 'completed');
     assert.deepEqual(await eventTypes(t.app, old.job_id), [
       'job.created',
+      'run.started',
       'run.requeued',
+      'run.started',
       'test.step',
       'job.completed',
     ]);

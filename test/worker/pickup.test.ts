@@ -81,8 +81,8 @@ describe(`pickup in one process on ${testDialect}: the create wakes the worker`,
     try {
       const first = await createJob(t.app, p.projectId, 'first');
       await waitFor(() => started.has(first), { message: 'the first job to start' });
-      // The claim pass that started the first job ended long before its runner was called (the
-      // worker read the job, its history and its spending, and wrote run.started in between):
+      // The claim pass that started the first job ended before its runner was called (the worker
+      // read the job and its project in between):
       // with one slot free and no pass under way, the second job has nothing but its wake-up.
       const second = await createJob(t.app, p.projectId, 'second');
       await waitFor(() => started.has(second), {
