@@ -71,12 +71,14 @@ for (const db of only ? [only] : ['sqlite', 'postgres']) {
     process.execPath,
     // A test that hangs fails after 5 minutes instead of holding the whole run, a file after
     // FILE_LIMIT_MS even if its thread never yields, and a file whose tests are over exits even if
-    // something it started would keep it alive (the last two: scripts/test-file-limit.ts).
+    // something it started (a timer, a stuck stop()) would keep it alive, once its results are
+    // written (scripts/test-file-limit.ts).
     [
       `--import=${fileLimit}`,
       '--test',
       '--test-concurrency=2',
       '--test-timeout=300000',
+      '--test-force-exit',
       ...reporters,
       ...args,
       ...files,
