@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
-import { recordUsage } from '../../src/jobs/usage.ts';
+import { jobSpending, recordUsage } from '../../src/jobs/usage.ts';
+import { claimNextRun } from '../../src/worker/claim.ts';
+import { releaseLease } from '../../src/worker/lease.ts';
 import type { RunnableRun, Runner } from '../../src/worker/runner.ts';
 import { Worker } from '../../src/worker/worker.ts';
 import { bearer, type SeededProject, seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
@@ -53,6 +55,31 @@ describe('usage accrues as it is spent; budgets are per job and per project mont
     assert.deepEqual(cancelled.usage, { inputTokens: 500, outputTokens: 50 });
     const run = await firstRun(t.app, cancelledId);
     assert.deepEqual([run.steps, run.input_tokens, run.output_tokens], [2, 500, 50]);
+  });
+
+  test('a first run handed back and claimed again is told what its earlier attempt spent', async () => {
+    const id = await createJob(t.app, p.projectId, 'handed back');
+    const claim = () =>
+      claimNextRun(t.app.store, { workerId: 'w1', now: clock, leaseMs: 60_000, projectConcurrency: 100 });
+    const first = (await claim())!;
+    assert.equal(first.job_id, id);
+    const fresh = await jobSpending(t.app.store.db, first, clock);
+    assert.deepEqual([fresh.steps, fresh.tokens], [0, 0]);
+    for (let i = 0; i < 2; i++)
+      await recordUsage(t.app.store.db, {
+        run: first,
+        usage: { inputTokens: 100, outputTokens: 20 },
+        at: clock,
+      });
+    // A shutdown hands the attempt back; the next claim takes the same run (attempt number kept).
+    assert.equal(
+      await releaseLease(t.app.store.db, { runId: first.id, workerId: 'w1', attempt: first.attempts }),
+      true,
+    );
+    const again = (await claim())!;
+    assert.equal(again.id, first.id);
+    const spent = await jobSpending(t.app.store.db, again, clock);
+    assert.deepEqual([spent.steps, spent.tokens], [2, 240]);
   });
 
   test('a follow-up run is told what the job spent before it', async () => {

@@ -252,6 +252,21 @@ describe('webhooks (in process)', () => {
     assert.deepEqual(JSON.parse(message!.body).data.error, error);
   });
 
+  test('a job change wakes the dispatcher: its message is sent without waiting for the poll', async () => {
+    await t.app.webhooks.createEndpoint(p.projectId, { url: receiver.url, events: ['job.created'] });
+    // The dispatcher's first claim finds nothing, and its poll is an hour away.
+    startDispatcher({ pollMs: 3_600_000 });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await createJob('heard of by its signal');
+    try {
+      const [request] = await receiver.waitFor(1, 5_000);
+      assert.equal(JSON.parse(request!.body).type, 'job.created');
+    } finally {
+      // Its run leaves the queue, which the next tests claim from.
+      await finishJob(completed);
+    }
+  });
+
   test('the dispatcher POSTs a Standard Webhooks message that the reference library verifies', async () => {
     const endpoint = await t.app.webhooks.createEndpoint(p.projectId, { url: `${receiver.url}/in` });
     const jobId = await createJob();
