@@ -1,29 +1,11 @@
 import { type Kysely, sql } from 'kysely';
-import type { RunDiff } from '../git/diff.ts';
 import { compiledQuery } from '../store/compiled-query.ts';
+import type { Store } from '../store/database.ts';
 import type { Database, JobRunRow } from '../store/schema.ts';
-import type { JobChange } from './changes.ts';
 import { appendEvent, appendEvents } from './events.ts';
+import { finishRunInOneStatement } from './finish-run-postgres.ts';
+import type { RunOutcome } from './run-outcome.ts';
 import { enqueueJobMessage } from './webhook-outbox.ts';
-
-/** What a run ends with (the runner's answer). */
-export type RunOutcome =
-  | {
-      status: 'completed';
-      /** Pull request URL; null when nothing changed (an earlier run's link is kept). */
-      prLink: string | null;
-      branch: string | null;
-      summary: string | null;
-      /** The head branch against the job's base, when this run committed. */
-      diff?: RunDiff;
-      /** The code changes the run resolved (they replace the job's); absent: the job's stay. */
-      changes?: JobChange[];
-    }
-  | {
-      status: 'failed';
-      error: { code: string; message: string };
-      changes?: JobChange[];
-    };
 
 /**
  * Appends an event on behalf of a run, only while `workerId` still holds the same attempt of
@@ -158,11 +140,24 @@ const failJob = compiledQuery<{
  * transaction and only while `workerId` holds the attempt `run` is (its
  * `attempts`). Returns false (and writes nothing) when the lease was lost, the
  * run was cancelled, or it was claimed again since (by this worker too).
+ * On PostgreSQL a plain ending is one statement (src/jobs/finish-run-postgres.ts).
  */
-export async function finishRun(
-  db: Kysely<Database>,
-  finish: { run: JobRunRow; workerId: string; outcome: RunOutcome; now: Date },
-): Promise<boolean> {
+export async function finishRun(store: Store, finish: RunFinish): Promise<boolean> {
+  if (store.dialect === 'postgres' && !(finish.outcome.status === 'completed' && finish.outcome.diff)) {
+    const ended = await finishRunInOneStatement(store, finish);
+    if (ended !== 'subscribed') return ended === 'finished';
+  }
+  return finishRunInTransaction(store.db, finish);
+}
+
+interface RunFinish {
+  run: JobRunRow;
+  workerId: string;
+  outcome: RunOutcome;
+  now: Date;
+}
+
+async function finishRunInTransaction(db: Kysely<Database>, finish: RunFinish): Promise<boolean> {
   const { run, outcome } = finish;
   const at = finish.now.toISOString();
   return db.transaction().execute(async (trx) => {

@@ -18,6 +18,7 @@ import { automations } from './migrations/0011-automations.ts';
 import { docsWebhookSecret } from './migrations/0012-docs-webhook-secret.ts';
 import { createJobFunctionMigration } from './migrations/0013-create-job-function.ts';
 import { pollNotifyMigration } from './migrations/0014-poll-notify.ts';
+import { claimRunFunctionMigration } from './migrations/0015-claim-run-function.ts';
 import type { Database } from './schema.ts';
 
 /**
@@ -40,6 +41,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0012_docs_webhook_secret': docsWebhookSecret,
     '0013_create_job_function': createJobFunctionMigration(dialect),
     '0014_poll_notify': pollNotifyMigration(dialect),
+    '0015_claim_run_function': claimRunFunctionMigration(dialect),
   };
 }
 

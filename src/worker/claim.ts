@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { CompiledQuery, type Kysely, sql } from 'kysely';
 import { appendEvent } from '../jobs/events.ts';
 import { compiledQuery } from '../store/compiled-query.ts';
 import type { Store } from '../store/database.ts';
@@ -15,69 +15,42 @@ export interface ClaimOptions {
 /**
  * Claims the oldest queued run whose project has a free slot, taking a lease
  * on it, and records its `run.started` event in the same transaction (one
- * commit fewer per run than writing it after). The whole protocol is the SQL below.
+ * commit fewer per run than writing it after).
  *
  * SQLite: one UPDATE, in a transaction for the event; the database write lock makes it atomic.
  *
- * PostgreSQL: `FOR UPDATE … SKIP LOCKED` lets any number of workers claim at
- * once without waiting on each other. Locking the project row as well makes
- * claims of one project take turns, and the running count is read by a
- * separate statement after the locks are held, so it sees every committed
- * claim (a single statement's snapshot could predate a rival's commit).
+ * PostgreSQL: one call of `claim_run` (src/store/migrations/0015-claim-run-function.ts), one round
+ * trip. `FOR UPDATE … SKIP LOCKED` lets any number of workers claim at once without waiting on
+ * each other. Locking the project row as well makes claims of one project take turns, and the
+ * running count is read by a separate statement after the locks are held, so it sees every
+ * committed claim (a single statement's snapshot could predate a rival's commit).
  */
 export async function claimNextRun(store: Store, options: ClaimOptions): Promise<JobRunRow | undefined> {
   const now = options.now.toISOString();
   const leaseUntil = new Date(options.now.getTime() + options.leaseMs).toISOString();
 
-  if (store.dialect === 'sqlite') {
-    return store.db.transaction().execute(async (trx) => {
-      const { rows } = await trx.executeQuery<JobRunRow>(
-        claimOnSqlite(trx, {
-          workerId: options.workerId,
-          leaseUntil,
-          now,
-          projectConcurrency: options.projectConcurrency,
-        }),
-      );
-      if (rows[0]) await recordStart(trx, rows[0], options);
-      return rows[0];
-    });
+  if (store.dialect === 'postgres') {
+    const [claimed] = await store.prepared!<JobRunRow>(
+      CompiledQuery.raw(CLAIM_RUN, [options.workerId, now, leaseUntil, options.projectConcurrency]),
+    );
+    return claimed;
   }
 
   return store.db.transaction().execute(async (trx) => {
-    const full: string[] = [];
-    // Each pass skips projects found full; a handful of passes is plenty, the poller comes back.
-    for (let pass = 0; pass < 5; pass++) {
-      const { rows } = await sql<{ id: string; project_id: string }>`
-        select r.id, r.project_id
-          from job_runs r join projects p on p.id = r.project_id
-         where r.status = 'queued'
-           ${full.length > 0 ? sql`and r.project_id not in (${sql.join(full)})` : sql``}
-         order by r.id
-         limit 1
-           for update of r, p skip locked`.execute(trx);
-      const candidate = rows[0];
-      if (!candidate) return undefined;
-      const { rows: counts } = await sql<{ running: string }>`
-        select count(*) as running from job_runs
-         where project_id = ${candidate.project_id} and status = 'running'`.execute(trx);
-      if (Number(counts[0]!.running) >= options.projectConcurrency) {
-        full.push(candidate.project_id);
-        continue;
-      }
-      const { rows: claimed } = await sql<JobRunRow>`
-        update job_runs
-           set status = 'running', attempts = attempts + 1,
-               lease_owner = ${options.workerId}, lease_expires_at = ${leaseUntil},
-               started_at = coalesce(started_at, ${now})
-         where id = ${candidate.id}
-        returning *`.execute(trx);
-      if (claimed[0]) await recordStart(trx, claimed[0], options);
-      return claimed[0];
-    }
-    return undefined;
+    const { rows } = await trx.executeQuery<JobRunRow>(
+      claimOnSqlite(trx, {
+        workerId: options.workerId,
+        leaseUntil,
+        now,
+        projectConcurrency: options.projectConcurrency,
+      }),
+    );
+    if (rows[0]) await recordStart(trx, rows[0], options);
+    return rows[0];
   });
 }
+
+const CLAIM_RUN = 'select * from claim_run($1, $2, $3, $4)';
 
 /** The transcript's `run.started`: which attempt of which run, and which worker holds it. */
 async function recordStart(trx: Kysely<Database>, run: JobRunRow, options: ClaimOptions): Promise<void> {

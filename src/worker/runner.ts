@@ -1,7 +1,7 @@
 import type { AgentJob } from '../jobs/agent-job.ts';
 import type { ChangeRequest } from '../jobs/changes.ts';
+import type { RunOutcome } from '../jobs/run-outcome.ts';
 import type { RunHistoryEntry } from '../jobs/runs.ts';
-import type { RunOutcome } from '../jobs/transitions.ts';
 import type { JobSpending, TokenUsage } from '../jobs/usage.ts';
 
 export type { RunOutcome };

@@ -2,8 +2,9 @@ import type { App } from '../app.ts';
 import type { WorkerSettings } from '../config.ts';
 import { toAgentJob } from '../jobs/agent-job.ts';
 import { parseChangeRequests } from '../jobs/changes.ts';
+import type { RunOutcome } from '../jobs/run-outcome.ts';
 import { runHistory } from '../jobs/runs.ts';
-import { finishRun, type RunOutcome, recordRunEvent } from '../jobs/transitions.ts';
+import { finishRun, recordRunEvent } from '../jobs/transitions.ts';
 import { jobSpending, recordUsage, type TokenUsage } from '../jobs/usage.ts';
 import type { Logger } from '../logger.ts';
 import { compiledQuery } from '../store/compiled-query.ts';
@@ -361,7 +362,9 @@ export class Worker {
     // Conditional on the lease: a retry after a commit whose answer was lost finds the run
     // finished and writes nothing twice.
     const now = this.#app.now();
-    const finished = await retrying(() => finishRun(db, { run, workerId: this.id, outcome, now }));
+    const finished = await retrying(() =>
+      finishRun(this.#app.store, { run, workerId: this.id, outcome, now }),
+    );
     metrics.runDuration.observe({ outcome: finished ? outcome.status : 'lease-lost' }, seconds);
     if (finished) {
       await this.#app.signals.publish({ kind: 'job-event', jobId: run.job_id }).catch(() => {});

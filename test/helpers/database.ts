@@ -31,6 +31,7 @@ export const ALL_MIGRATIONS = [
   '0012_docs_webhook_secret',
   '0013_create_job_function',
   '0014_poll_notify',
+  '0015_claim_run_function',
 ];
 
 /** A `projects` row written straight to the database (for tests below the services). */

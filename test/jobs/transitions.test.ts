@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { finishRun, type RunOutcome, recordRunEvent } from '../../src/jobs/transitions.ts';
+import type { RunOutcome } from '../../src/jobs/run-outcome.ts';
+import { finishRun, recordRunEvent } from '../../src/jobs/transitions.ts';
 import type { JobRunRow } from '../../src/store/schema.ts';
 import { claimNextRun } from '../../src/worker/claim.ts';
 import { lostLeases, releaseLease, renewLease } from '../../src/worker/lease.ts';
@@ -46,7 +47,7 @@ describe('finishRun writes only for the worker that holds the running run', () =
     t.app.store.db.selectFrom('job_runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow();
   /** What w1 gets for finishing `run` as completed. */
   const finishAsW1 = (run: JobRunRow) =>
-    finishRun(t.app.store.db, { run, workerId: 'w1', outcome: completed, now: new Date() });
+    finishRun(t.app.store, { run, workerId: 'w1', outcome: completed, now: new Date() });
 
   test('a claim records its run.started event with the run; a claim that finds nothing records none', async () => {
     const run = await claimed('w-started');
@@ -83,11 +84,11 @@ describe('finishRun writes only for the worker that holds the running run', () =
   test('the holder finishes the run once; a second call (a retry after a lost answer) writes nothing', async () => {
     const run = await claimed('w1');
     assert.equal(
-      await finishRun(t.app.store.db, { run, workerId: 'w1', outcome: completed, now: new Date() }),
+      await finishRun(t.app.store, { run, workerId: 'w1', outcome: completed, now: new Date() }),
       true,
     );
     assert.equal(
-      await finishRun(t.app.store.db, {
+      await finishRun(t.app.store, {
         run,
         workerId: 'w1',
         outcome: { status: 'failed', error: { code: 'x', message: 'second' } },
@@ -99,6 +100,45 @@ describe('finishRun writes only for the worker that holds the running run', () =
     assert.equal(job.status, 'completed');
     assert.equal(job.error_code, null);
     assert.equal((await eventTypes(t.app, run.job_id)).filter((e) => e.startsWith('job.')).length, 2);
+  });
+
+  test('a failed follow-up keeps the link, branch and summary an earlier run left on the job', async () => {
+    const first = await claimed('w1');
+    assert.equal(await finishAsW1(first), true);
+    await t.app.jobs.message(p.projectId, first.job_id, { prompt: 'and the changelog' });
+    const followUp = await claimNextRun(t.app.store, {
+      workerId: 'w1',
+      now: new Date(),
+      leaseMs: 60_000,
+      projectConcurrency: 100,
+    });
+    assert.equal(followUp?.seq, 2);
+    const failed: RunOutcome = { status: 'failed', error: { code: 'model-error', message: 'no' } };
+    assert.equal(
+      await finishRun(t.app.store, { run: followUp!, workerId: 'w1', outcome: failed, now: new Date() }),
+      true,
+    );
+    const job = await jobRow(t.app, first.job_id);
+    assert.deepEqual(
+      [job.status, job.pr_link, job.branch, job.summary, job.error_code, job.error_message],
+      ['failed', completed.prLink, completed.branch, completed.summary, 'model-error', 'no'],
+    );
+    const run = await storedRun(followUp!.id);
+    assert.deepEqual([run.status, run.summary, run.error_code], ['failed', null, 'model-error']);
+  });
+
+  test('a run ends, but its job is moved out of active only from active', async () => {
+    const run = await claimed('w1');
+    // As a change committed between the run's end and its job's would leave it.
+    await t.app.store.db
+      .updateTable('jobs')
+      .set({ status: 'archived' })
+      .where('id', '=', run.job_id)
+      .execute();
+    assert.equal(await finishAsW1(run), true);
+    assert.equal((await storedRun(run.id)).status, 'succeeded');
+    const job = await jobRow(t.app, run.job_id);
+    assert.deepEqual([job.status, job.pr_link, job.summary], ['archived', null, null]);
   });
 
   test('a worker whose lease was taken writes nothing: not the run, not the job, no event', async () => {

@@ -39,7 +39,7 @@ async function finishQueuedRun(t: TestApp): Promise<void> {
   });
   assert.ok(run);
   const outcome = { status: 'completed' as const, prLink: null, branch: null, summary: 'Done.' };
-  assert.ok(await finishRun(t.app.store.db, { run, workerId: 'test', outcome, now: new Date() }));
+  assert.ok(await finishRun(t.app.store, { run, workerId: 'test', outcome, now: new Date() }));
 }
 
 describe('webhooks from a docwright serve process', () => {

@@ -6,7 +6,8 @@ import { rmSync } from 'node:fs';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { newWebhookDeliveryId } from '../../src/ids.ts';
-import { failRuns, finishRun, type RunOutcome } from '../../src/jobs/transitions.ts';
+import type { RunOutcome } from '../../src/jobs/run-outcome.ts';
+import { failRuns, finishRun } from '../../src/jobs/transitions.ts';
 import { enqueueJobMessage } from '../../src/jobs/webhook-outbox.ts';
 import { anyDeliveryDue, claimDueDeliveries } from '../../src/webhooks/claim.ts';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS, retryDelayMs } from '../../src/webhooks/schedule.ts';
@@ -59,7 +60,7 @@ describe('webhooks (in process)', () => {
       projectConcurrency: 10,
     });
     assert.ok(run, 'a queued run');
-    return { run, finished: await finishRun(db(), { run, workerId, outcome, now: t.app.now() }) };
+    return { run, finished: await finishRun(t.app.store, { run, workerId, outcome, now: t.app.now() }) };
   };
   const completed: RunOutcome = {
     status: 'completed',
@@ -213,7 +214,7 @@ describe('webhooks (in process)', () => {
     });
     assert.ok(run);
     assert.equal(
-      await finishRun(db(), { run, workerId: 'someone-else', outcome: completed, now: clock() }),
+      await finishRun(t.app.store, { run, workerId: 'someone-else', outcome: completed, now: clock() }),
       false,
     );
     assert.equal((await messages()).length, 0);

@@ -1,0 +1,21 @@
+import type { RunDiff } from '../git/diff.ts';
+import type { JobChange } from './changes.ts';
+
+/** What a run ends with (the runner's answer). */
+export type RunOutcome =
+  | {
+      status: 'completed';
+      /** Pull request URL; null when nothing changed (an earlier run's link is kept). */
+      prLink: string | null;
+      branch: string | null;
+      summary: string | null;
+      /** The head branch against the job's base, when this run committed. */
+      diff?: RunDiff;
+      /** The code changes the run resolved (they replace the job's); absent: the job's stay. */
+      changes?: JobChange[];
+    }
+  | {
+      status: 'failed';
+      error: { code: string; message: string };
+      changes?: JobChange[];
+    };
