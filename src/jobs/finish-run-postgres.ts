@@ -1,6 +1,7 @@
 /**
  * Ending a run on PostgreSQL in one round trip: one statement ends the run, moves its job out of
- * `active` and appends the job's last event, conditional on the lease as `finishRun` is
+ * `active`, appends the job's last event and announces it (the job's update announces itself too:
+ * migration 0014; one more notification costs its commit nothing), conditional on the lease as `finishRun` is
  * (src/jobs/transitions.ts), whose transaction took six round trips for the same (BEGIN, the run,
  * the job, the webhook endpoints, the event, COMMIT).
  *
@@ -110,7 +111,10 @@ const endRunAndJob = compiledQuery<
                summary = ${p.summary}, error_code = ${p.errorCode}, error_message = ${p.errorMessage}
          where id = ${p.runId} and lease_owner = ${p.workerId} and attempts = ${p.attempts}
            and status = 'running' and not exists (select 1 from endpoint)
-        returning id
+        returning id,
+          -- Followers of the job hear of its last event as this commits (src/store/signals.ts).
+          pg_notify(left('docwright_' || current_schema(), 63),
+                    json_build_object('kind', 'job-event', 'jobId', job_id)::text)
       ), changed as (
         update jobs j
            set status = ${p.jobStatus}, updated_at = ${p.at},

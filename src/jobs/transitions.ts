@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { compiledQuery } from '../store/compiled-query.ts';
 import type { Store } from '../store/database.ts';
 import type { Database, JobRunRow } from '../store/schema.ts';
+import type { Signals } from '../store/signals.ts';
 import { appendEvent, appendEvents } from './events.ts';
 import { finishRunInOneStatement } from './finish-run-postgres.ts';
 import type { RunOutcome } from './run-outcome.ts';
@@ -140,14 +141,21 @@ const failJob = compiledQuery<{
  * transaction and only while `workerId` holds the attempt `run` is (its
  * `attempts`). Returns false (and writes nothing) when the lease was lost, the
  * run was cancelled, or it was claimed again since (by this worker too).
- * On PostgreSQL a plain ending is one statement (src/jobs/finish-run-postgres.ts).
+ * The job's followers (streams, the dashboard, the webhook dispatcher) are told of its last event.
+ * On PostgreSQL a plain ending is one statement that tells them as it commits
+ * (src/jobs/finish-run-postgres.ts).
  */
-export async function finishRun(store: Store, finish: RunFinish): Promise<boolean> {
+export async function finishRun(
+  { store, signals }: { store: Store; signals: Pick<Signals, 'publish'> },
+  finish: RunFinish,
+): Promise<boolean> {
   if (store.dialect === 'postgres' && !(finish.outcome.status === 'completed' && finish.outcome.diff)) {
     const ended = await finishRunInOneStatement(store, finish);
     if (ended !== 'subscribed') return ended === 'finished';
   }
-  return finishRunInTransaction(store.db, finish);
+  const finished = await finishRunInTransaction(store.db, finish);
+  if (finished) await signals.publish({ kind: 'job-event', jobId: finish.run.job_id }).catch(() => {});
+  return finished;
 }
 
 interface RunFinish {

@@ -3,6 +3,7 @@ import { appendEvent } from '../jobs/events.ts';
 import { compiledQuery } from '../store/compiled-query.ts';
 import type { Store } from '../store/database.ts';
 import type { Database, JobRunRow } from '../store/schema.ts';
+import type { Signals } from '../store/signals.ts';
 
 export interface ClaimOptions {
   workerId: string;
@@ -15,7 +16,8 @@ export interface ClaimOptions {
 /**
  * Claims the oldest queued run whose project has a free slot, taking a lease
  * on it, and records its `run.started` event in the same transaction (one
- * commit fewer per run than writing it after).
+ * commit fewer per run than writing it after); then the job's followers
+ * (streams, the dashboard) are told of the event.
  *
  * SQLite: one UPDATE, in a transaction for the event; the database write lock makes it atomic.
  *
@@ -25,20 +27,31 @@ export interface ClaimOptions {
  * running count is read by a separate statement after the locks are held, so it sees every
  * committed claim (a single statement's snapshot could predate a rival's commit).
  */
-export async function claimNextRun(store: Store, options: ClaimOptions): Promise<JobRunRow | undefined> {
+export async function claimNextRun(
+  { store, signals }: { store: Store; signals: Pick<Signals, 'publish'> },
+  options: ClaimOptions,
+): Promise<JobRunRow | undefined> {
   const now = options.now.toISOString();
   const leaseUntil = new Date(options.now.getTime() + options.leaseMs).toISOString();
 
-  if (store.dialect === 'postgres') {
-    const [claimed] = await store.prepared!<JobRunRow>(
-      CompiledQuery.raw(CLAIM_RUN, [options.workerId, now, leaseUntil, options.projectConcurrency]),
-    );
-    return claimed;
-  }
+  const claimed =
+    store.dialect === 'postgres'
+      ? (
+          await store.prepared!<JobRunRow>(
+            CompiledQuery.raw(CLAIM_RUN, [options.workerId, now, leaseUntil, options.projectConcurrency]),
+          )
+        )[0]
+      : await claimOnSqlite(store, options, now, leaseUntil);
+  if (claimed) await signals.publish({ kind: 'job-event', jobId: claimed.job_id }).catch(() => {});
+  return claimed;
+}
 
+const CLAIM_RUN = 'select * from claim_run($1, $2, $3, $4)';
+
+function claimOnSqlite(store: Store, options: ClaimOptions, now: string, leaseUntil: string) {
   return store.db.transaction().execute(async (trx) => {
     const { rows } = await trx.executeQuery<JobRunRow>(
-      claimOnSqlite(trx, {
+      claimingUpdate(trx, {
         workerId: options.workerId,
         leaseUntil,
         now,
@@ -49,8 +62,6 @@ export async function claimNextRun(store: Store, options: ClaimOptions): Promise
     return rows[0];
   });
 }
-
-const CLAIM_RUN = 'select * from claim_run($1, $2, $3, $4)';
 
 /** The transcript's `run.started`: which attempt of which run, and which worker holds it. */
 async function recordStart(trx: Kysely<Database>, run: JobRunRow, options: ClaimOptions): Promise<void> {
@@ -66,7 +77,7 @@ async function recordStart(trx: Kysely<Database>, run: JobRunRow, options: Claim
   );
 }
 
-const claimOnSqlite = compiledQuery<{
+const claimingUpdate = compiledQuery<{
   workerId: string;
   leaseUntil: string;
   now: string;

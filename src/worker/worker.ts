@@ -191,7 +191,7 @@ export class Worker {
   /** Claims one run into a free slot, if there is one and a run is due. */
   async #claimOnce(): Promise<boolean> {
     if (this.#active.size >= this.#settings.concurrency) return false;
-    const run = await claimNextRun(this.#app.store, {
+    const run = await claimNextRun(this.#app, {
       workerId: this.id,
       now: this.#app.now(),
       leaseMs: this.#settings.leaseMs,
@@ -304,8 +304,6 @@ export class Worker {
       const history = await retrying(() => runHistory(db, run.job_id, run.seq));
       const spent = await retrying(() => jobSpending(db, run, started));
       log.info({ attempt: run.attempts }, 'run started');
-      // The claim wrote the run's run.started event (claim.ts): streams hear of it now.
-      await this.#app.signals.publish({ kind: 'job-event', jobId: run.job_id }).catch(() => {});
       const result = await this.#options.runner(
         job,
         {
@@ -362,12 +360,9 @@ export class Worker {
     // Conditional on the lease: a retry after a commit whose answer was lost finds the run
     // finished and writes nothing twice.
     const now = this.#app.now();
-    const finished = await retrying(() =>
-      finishRun(this.#app.store, { run, workerId: this.id, outcome, now }),
-    );
+    const finished = await retrying(() => finishRun(this.#app, { run, workerId: this.id, outcome, now }));
     metrics.runDuration.observe({ outcome: finished ? outcome.status : 'lease-lost' }, seconds);
     if (finished) {
-      await this.#app.signals.publish({ kind: 'job-event', jobId: run.job_id }).catch(() => {});
       log.info(
         { status: outcome.status, error: outcome.status === 'failed' ? outcome.error.code : undefined },
         'run finished',

@@ -30,7 +30,7 @@ describe('finishRun writes only for the worker that holds the running run', () =
   /** A new job whose run `workerId` has claimed. */
   async function claimed(workerId: string) {
     const jobId = await createJob(t.app, p.projectId);
-    const run = await claimNextRun(t.app.store, {
+    const run = await claimNextRun(t.app, {
       workerId,
       now: new Date(),
       leaseMs: 60_000,
@@ -47,7 +47,7 @@ describe('finishRun writes only for the worker that holds the running run', () =
     t.app.store.db.selectFrom('job_runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow();
   /** What w1 gets for finishing `run` as completed. */
   const finishAsW1 = (run: JobRunRow) =>
-    finishRun(t.app.store, { run, workerId: 'w1', outcome: completed, now: new Date() });
+    finishRun(t.app, { run, workerId: 'w1', outcome: completed, now: new Date() });
 
   test('a claim records its run.started event with the run; a claim that finds nothing records none', async () => {
     const run = await claimed('w-started');
@@ -71,7 +71,7 @@ describe('finishRun writes only for the worker that holds the running run', () =
         ).n,
       );
     const before = await countEvents();
-    const none = await claimNextRun(t.app.store, {
+    const none = await claimNextRun(t.app, {
       workerId: 'w-started',
       now: new Date(),
       leaseMs: 60_000,
@@ -83,12 +83,9 @@ describe('finishRun writes only for the worker that holds the running run', () =
 
   test('the holder finishes the run once; a second call (a retry after a lost answer) writes nothing', async () => {
     const run = await claimed('w1');
+    assert.equal(await finishRun(t.app, { run, workerId: 'w1', outcome: completed, now: new Date() }), true);
     assert.equal(
-      await finishRun(t.app.store, { run, workerId: 'w1', outcome: completed, now: new Date() }),
-      true,
-    );
-    assert.equal(
-      await finishRun(t.app.store, {
+      await finishRun(t.app, {
         run,
         workerId: 'w1',
         outcome: { status: 'failed', error: { code: 'x', message: 'second' } },
@@ -102,11 +99,50 @@ describe('finishRun writes only for the worker that holds the running run', () =
     assert.equal((await eventTypes(t.app, run.job_id)).filter((e) => e.startsWith('job.')).length, 2);
   });
 
+  test('the claim and the end of a run each tell the job’s followers of its new event', async () => {
+    const heard: string[] = [];
+    let hear: (() => void) | undefined;
+    const unsubscribe = t.app.signals.subscribe((signal) => {
+      if (signal.kind !== 'job-event') return;
+      heard.push(signal.jobId);
+      hear?.();
+    });
+    const announcement = () =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('no job-event within 5 s')), 5_000);
+        hear = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    try {
+      const jobId = await createJob(t.app, p.projectId);
+      // PostgreSQL: the listener is connected, and has heard what the create announced.
+      await t.app.signals.caughtUp?.();
+      heard.length = 0;
+      const started = announcement();
+      const run = await claimNextRun(t.app, {
+        workerId: 'w1',
+        now: new Date(),
+        leaseMs: 60_000,
+        projectConcurrency: 100,
+      });
+      await started;
+      assert.deepEqual(heard, [jobId]);
+      const ended = announcement();
+      assert.equal(await finishAsW1(run!), true);
+      await ended;
+      assert.deepEqual(heard, [jobId, jobId]);
+    } finally {
+      unsubscribe();
+    }
+  });
+
   test('a failed follow-up keeps the link, branch and summary an earlier run left on the job', async () => {
     const first = await claimed('w1');
     assert.equal(await finishAsW1(first), true);
     await t.app.jobs.message(p.projectId, first.job_id, { prompt: 'and the changelog' });
-    const followUp = await claimNextRun(t.app.store, {
+    const followUp = await claimNextRun(t.app, {
       workerId: 'w1',
       now: new Date(),
       leaseMs: 60_000,
@@ -115,7 +151,7 @@ describe('finishRun writes only for the worker that holds the running run', () =
     assert.equal(followUp?.seq, 2);
     const failed: RunOutcome = { status: 'failed', error: { code: 'model-error', message: 'no' } };
     assert.equal(
-      await finishRun(t.app.store, { run: followUp!, workerId: 'w1', outcome: failed, now: new Date() }),
+      await finishRun(t.app, { run: followUp!, workerId: 'w1', outcome: failed, now: new Date() }),
       true,
     );
     const job = await jobRow(t.app, first.job_id);
@@ -183,7 +219,7 @@ describe('finishRun writes only for the worker that holds the running run', () =
       queueTimeLimitMs: 3_600_000,
     });
     assert.deepEqual(swept.requeued, [old.id]);
-    const again = await claimNextRun(t.app.store, {
+    const again = await claimNextRun(t.app, {
       workerId: 'w1',
       now: later,
       leaseMs: 60_000,

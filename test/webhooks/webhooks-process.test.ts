@@ -31,7 +31,7 @@ interface Payload {
 
 /** Ends a job's queued run in the test process, as a worker would (the message is written with it). */
 async function finishQueuedRun(t: TestApp): Promise<void> {
-  const run = await claimNextRun(t.app.store, {
+  const run = await claimNextRun(t.app, {
     workerId: 'test',
     now: new Date(),
     leaseMs: 60_000,
@@ -39,7 +39,7 @@ async function finishQueuedRun(t: TestApp): Promise<void> {
   });
   assert.ok(run);
   const outcome = { status: 'completed' as const, prLink: null, branch: null, summary: 'Done.' };
-  assert.ok(await finishRun(t.app.store, { run, workerId: 'test', outcome, now: new Date() }));
+  assert.ok(await finishRun(t.app, { run, workerId: 'test', outcome, now: new Date() }));
 }
 
 describe('webhooks from a docwright serve process', () => {

@@ -17,6 +17,9 @@ import type { DialectName } from '../dialect.ts';
  *
  * Called in autocommit: the call is its transaction. Answers the claimed `job_runs` row, or no
  * row. The `run.started` event's data is the JSON the worker wrote before: attempt, worker, seq.
+ * It does not announce the event: PostgreSQL serialises the commits of transactions that write and
+ * notify, flush and all (see migration 0013), which held the worker to about one claim per flush.
+ * The caller announces it after the commit, in a transaction that writes nothing.
  * A change to what the function does is a new migration that replaces it.
  */
 export function claimRunFunctionMigration(dialect: DialectName): Migration {
