@@ -186,36 +186,40 @@ export function createSignals(
   }
 
   /**
-   * The NOTIFY of each payload under way, and the one queued behind it. A signal only says "look
-   * again", so the callers that publish the same one while it is being sent share one more NOTIFY,
-   * sent after that one: it still follows each caller's commit, and a thousand creates a second
-   * send a few NOTIFYs, not a thousand (each a commit that PostgreSQL serialises with every other
-   * notifying commit).
+   * Signals are sent in batches, one statement at a time: whatever is published while one is under
+   * way goes out together in the next, each payload once. A signal only says "look again", so a
+   * caller that publishes one already waiting shares its NOTIFY, which is still sent after the
+   * caller's commit. A thousand creates and runs a second so send a few statements, not a thousand:
+   * each is a round trip, and its socket write alone cost the server more CPU than its SQL.
    */
-  const sending = new Map<string, Promise<void>>();
-  const queued = new Map<string, Promise<void>>();
+  let waiting: { payloads: Set<string>; sent: Promise<void> } | undefined;
+  let sending: Promise<void> | undefined;
+  const start = (payloads: string[]): Promise<void> => {
+    const sent: Promise<void> =
+      sql`select pg_notify(${channel}, payload) from unnest(${payloads}::text[]) as payload`
+        .execute(store.db)
+        .then(() => {})
+        .finally(() => {
+          if (sending === sent) sending = undefined;
+        });
+    sending = sent;
+    return sent;
+  };
   const notify = (payload: string): Promise<void> => {
-    const waiting = queued.get(payload);
-    if (waiting) return waiting;
-    const start = (): Promise<void> => {
-      const sent = sql`select pg_notify(${channel}, ${payload})`.execute(store.db).then(() => {});
-      sending.set(payload, sent);
-      const forget = () => {
-        if (sending.get(payload) === sent) sending.delete(payload);
-      };
-      sent.then(forget, forget);
-      return sent;
-    };
-    const current = sending.get(payload);
-    if (!current) return start();
-    const next = current
+    if (waiting) {
+      waiting.payloads.add(payload);
+      return waiting.sent;
+    }
+    if (!sending) return start([payload]);
+    const payloads = new Set([payload]);
+    const sent = sending
       .catch(() => {})
       .then(() => {
-        queued.delete(payload);
-        return start();
+        waiting = undefined;
+        return start([...payloads]);
       });
-    queued.set(payload, next);
-    return next;
+    waiting = { payloads, sent };
+    return sent;
   };
 
   return {

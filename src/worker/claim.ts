@@ -42,7 +42,8 @@ export async function claimNextRun(
           )
         )[0]
       : await claimOnSqlite(store, options, now, leaseUntil);
-  if (claimed) await signals.publish({ kind: 'job-event', jobId: claimed.job_id }).catch(() => {});
+  // Not waited for: the run need not wait for its followers to be told.
+  if (claimed) void signals.publish({ kind: 'job-event', jobId: claimed.job_id }).catch(() => {});
   return claimed;
 }
 
