@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { CompiledQuery } from 'kysely';
 import pg from 'pg';
 import type { RunOutcome } from '../../src/jobs/run-outcome.ts';
 import { finishRun, recordRunEvent } from '../../src/jobs/transitions.ts';
@@ -135,6 +136,66 @@ describe('finishRun writes only for the worker that holds the running run', () =
       assert.deepEqual(heard, [jobId, jobId]);
     } finally {
       unsubscribe();
+    }
+  });
+
+  test('PostgreSQL: a claim is one statement, and so is a plain ending; one with a subscribed endpoint takes the transaction', {
+    skip: testDialect === 'postgres' ? false : 'round trips are PostgreSQL’s',
+  }, async () => {
+    // Counts the named statements (one round trip each); the transaction's way uses none.
+    let prepared = 0;
+    const store = t.app.store;
+    const deps = {
+      signals: { publish: async () => {} },
+      store: {
+        ...store,
+        prepared: <R>(query: CompiledQuery) => {
+          prepared++;
+          return store.prepared!<R>(query);
+        },
+      },
+    };
+    const claim = () =>
+      claimNextRun(deps, { workerId: 'w1', now: new Date(), leaseMs: 60_000, projectConcurrency: 100 });
+    const statements = () => {
+      const counted = prepared;
+      prepared = 0;
+      return counted;
+    };
+
+    await createJob(t.app, p.projectId);
+    const run = await claim();
+    assert.ok(run);
+    assert.equal(statements(), 1, 'claim');
+    assert.equal(await claim(), undefined);
+    assert.equal(statements(), 1, 'a claim that finds nothing');
+    assert.equal(await finishRun(deps, { run, workerId: 'w1', outcome: completed, now: new Date() }), true);
+    assert.equal(statements(), 1, 'plain ending');
+    assert.equal((await jobRow(t.app, run.job_id)).status, 'completed');
+
+    const endpoint = await t.app.webhooks.createEndpoint(
+      p.projectId,
+      { url: 'http://127.0.0.1:9/hook' },
+      { allowPrivate: true },
+    );
+    try {
+      await createJob(t.app, p.projectId);
+      const subscribed = await claim();
+      statements();
+      assert.equal(
+        await finishRun(deps, { run: subscribed!, workerId: 'w1', outcome: completed, now: new Date() }),
+        true,
+      );
+      // The statement found the endpoint and wrote nothing; the transaction wrote the message.
+      assert.equal(statements(), 1);
+      const messages = await store.db
+        .selectFrom('webhook_messages')
+        .select('type')
+        .where('job_id', '=', subscribed!.job_id)
+        .execute();
+      assert.deepEqual(messages, [{ type: 'job.completed' }]);
+    } finally {
+      await t.app.webhooks.deleteEndpoint(endpoint.id);
     }
   });
 
