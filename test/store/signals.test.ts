@@ -9,6 +9,7 @@ import { createLogger } from '../../src/logger.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { createSignals, type Signal } from '../../src/store/signals.ts';
 import { createTestDatabase, storeOptions, type TestDatabase, testDialect } from '../helpers/database.ts';
+import { waitFor } from '../helpers/worker.ts';
 
 describe('PostgreSQL signals', {
   skip: testDialect === 'postgres' ? false : 'NOTIFY is PostgreSQL’s (run with DOCWRIGHT_TEST_DB=postgres)',
@@ -43,8 +44,7 @@ describe('PostgreSQL signals', {
       if (signal.kind === 'job-event') heard.set(signal.jobId, (heard.get(signal.jobId) ?? 0) + 1);
     });
     try {
-      for (let i = 0; i < 500 && signals.listeningSince!() === undefined; i++)
-        await new Promise((resolve) => setTimeout(resolve, 10));
+      await waitFor(() => signals.listeningSince!() !== undefined, { message: 'the listener connects' });
       assert.equal(await signals.caughtUp!(), true, 'listening');
       const jobIds = Array.from({ length: 50 }, (_, i) => `job_${i}`);
       // Each published twice: the second shares the first's statement or the next one.
