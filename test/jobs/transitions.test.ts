@@ -50,8 +50,16 @@ describe('finishRun writes only for the worker that holds the running run', () =
   const finishAsW1 = (run: JobRunRow) =>
     finishRun(t.app, { run, workerId: 'w1', outcome: completed, now: new Date() });
 
-  test('a claim records its run.started event with the run; a claim that finds nothing records none', async () => {
+  test('a claim takes a lease and records its run.started event with the run; a claim that finds nothing records none', async () => {
     const run = await claimed('w-started');
+    const stored = await storedRun(run.id);
+    assert.deepEqual(
+      [stored.status, stored.lease_owner, stored.attempts, stored.started_at !== null],
+      ['running', 'w-started', 1, true],
+    );
+    // The lease lasts leaseMs (60 s) from the claim's clock.
+    const leaseMs = Date.parse(stored.lease_expires_at!) - Date.parse(stored.started_at!);
+    assert.equal(leaseMs, 60_000);
     const events = await t.app.store.db
       .selectFrom('job_events')
       .select(['type', 'run_id', 'data'])
