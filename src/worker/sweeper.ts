@@ -95,29 +95,34 @@ export async function sweepRuns(db: Kysely<Database>, options: SweepOptions): Pr
   const retry = expired.filter((r) => r.attempts < options.maxAttempts);
   const requeued: string[] = [];
   for (const run of retry) {
-    const result = await db
-      .updateTable('job_runs')
-      .set({ status: 'queued', lease_owner: null, lease_expires_at: null })
-      .where('id', '=', run.id)
-      .where('status', '=', 'running')
-      .where('lease_expires_at', '<', now)
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 0) continue;
-    requeued.push(run.id);
-    await appendEvents(
-      db,
-      [
-        {
-          jobId: run.job_id,
-          runId: run.id,
-          type: 'run.requeued',
-          data: workerGone.has(run.id)
-            ? { reason: 'worker-gone', attempts: run.attempts, ...workerGone.get(run.id) }
-            : { reason: 'lease-expired', attempts: run.attempts },
-        },
-      ],
-      options.now,
-    );
+    // The requeue and its event commit together: a claim in between would otherwise record its
+    // run.started before the run.requeued that let it claim.
+    const done = await db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable('job_runs')
+        .set({ status: 'queued', lease_owner: null, lease_expires_at: null })
+        .where('id', '=', run.id)
+        .where('status', '=', 'running')
+        .where('lease_expires_at', '<', now)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) return false;
+      await appendEvents(
+        trx,
+        [
+          {
+            jobId: run.job_id,
+            runId: run.id,
+            type: 'run.requeued',
+            data: workerGone.has(run.id)
+              ? { reason: 'worker-gone', attempts: run.attempts, ...workerGone.get(run.id) }
+              : { reason: 'lease-expired', attempts: run.attempts },
+          },
+        ],
+        options.now,
+      );
+      return true;
+    });
+    if (done) requeued.push(run.id);
   }
   return { requeued, workerGone: [...workerGone.keys()], lost, timedOut, neverStarted };
 }
