@@ -229,21 +229,7 @@ export function createContextRepositoryService(deps: {
     },
 
     async accessFor(projectId) {
-      const rows = await rowsOf(projectId);
-      return rows.map((row) => {
-        const sealed: Record<string, string> = row.secrets ? JSON.parse(row.secrets) : {};
-        const secrets: { token?: string } = {};
-        if (sealed.token) secrets.token = deps.secretBox().open(sealed.token);
-        if (secrets.token) processSecrets.add(secrets.token);
-        return {
-          name: row.name,
-          repository: row.repository,
-          host: row.host as HostKind,
-          apiUrl: row.api_url,
-          ref: row.ref,
-          secrets,
-        };
-      });
+      return (await rowsOf(projectId)).map((row) => contextRepositoryAccess(row, deps.secretBox()));
     },
 
     async webhookSecretFor(projectId, name) {
@@ -305,7 +291,29 @@ export function createContextRepositoryService(deps: {
   }
 }
 
-/** Every run reads its project's context repositories: compiled once. */
+/** The columns a context repository's access is made of (see `contextRepositoryAccess`). */
+export const ACCESS_COLUMNS = ['name', 'repository', 'host', 'api_url', 'ref', 'secrets'] as const;
+
+/** A context repository with its credentials opened, from its row; for the worker, never rendered. */
+export function contextRepositoryAccess(
+  row: Pick<ContextRepositoryRow, (typeof ACCESS_COLUMNS)[number]>,
+  secretBox: SecretBox,
+): ContextRepositoryAccess {
+  const sealed: Record<string, string> = row.secrets ? JSON.parse(row.secrets) : {};
+  const secrets: { token?: string } = {};
+  if (sealed.token) secrets.token = secretBox.open(sealed.token);
+  if (secrets.token) processSecrets.add(secrets.token);
+  return {
+    name: row.name,
+    repository: row.repository,
+    host: row.host as HostKind,
+    apiUrl: row.api_url,
+    ref: row.ref,
+    secrets,
+  };
+}
+
+/** A project's context repositories, by name (listings, automations): compiled once. */
 const repositoriesOf = compiledQuery<{ projectId: string }, ContextRepositoryRow>(['projectId'], (db, p) =>
   db
     .selectFrom('context_repositories')

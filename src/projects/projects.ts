@@ -1,3 +1,6 @@
+import type { Kysely } from 'kysely';
+import { jsonArrayFrom as postgresJsonArrayFrom } from 'kysely/helpers/postgres';
+import { jsonArrayFrom as sqliteJsonArrayFrom } from 'kysely/helpers/sqlite';
 import { z } from 'zod';
 import { DocwrightError } from '../errors.ts';
 import { createHost, gitAccess } from '../git/hosts/index.ts';
@@ -8,7 +11,7 @@ import type { KeyService } from '../keys/keys.ts';
 import { processSecrets } from '../redact.ts';
 import { compiledQuery } from '../store/compiled-query.ts';
 import type { Store } from '../store/database.ts';
-import type { ProjectRow } from '../store/schema.ts';
+import type { ContextRepositoryRow, Database, ProjectRow } from '../store/schema.ts';
 import type { Signals } from '../store/signals.ts';
 import {
   branchName,
@@ -19,6 +22,11 @@ import {
   parseOrThrow,
   relativePath,
 } from '../validation.ts';
+import {
+  ACCESS_COLUMNS,
+  type ContextRepositoryAccess,
+  contextRepositoryAccess,
+} from './context-repositories.ts';
 import { deleteProjectRows, type ProjectDeletionImpact, projectDeletionImpact } from './project-deletion.ts';
 import { HOSTS, type HostKind, resolveRepository } from './repository.ts';
 import type { SecretBox } from './secret-box.ts';
@@ -165,8 +173,13 @@ export interface ProjectService {
   getRow(id: string): Promise<ProjectRow | undefined>;
   /** Decrypted credentials, for the worker; never rendered. */
   getSecrets(id: string): Promise<ProjectSecrets>;
-  /** The project and its decrypted credentials from one read (each run starts with both). */
-  getWithSecrets(id: string): Promise<{ project: ProjectView; secrets: ProjectSecrets }>;
+  /**
+   * What a run starts with, from one read: the project, its decrypted credentials and its context
+   * repositories with theirs (by name).
+   */
+  getForRun(
+    id: string,
+  ): Promise<{ project: ProjectView; secrets: ProjectSecrets; contexts: ContextRepositoryAccess[] }>;
   /** What deleting the project would remove (for a confirmation). */
   deletionImpact(id: string): Promise<ProjectDeletionImpact>;
   /** Deletes the project and everything of it (see project-deletion.ts), and its git mirrors on this machine. */
@@ -358,14 +371,48 @@ export function createProjectService(deps: {
     async getSecrets(id) {
       return openSecrets(await mustGetRow(id));
     },
-    async getWithSecrets(id) {
-      const row = await mustGetRow(id);
-      return { project: view(row), secrets: openSecrets(row) };
+    async getForRun(id) {
+      const forRun = deps.store.dialect === 'postgres' ? projectForRunPostgres : projectForRunSqlite;
+      const [found] = await deps.store.read(forRun(db, { id }));
+      if (!found) throw new DocwrightError('project-not-found', `project ${id} does not exist`);
+      const { context_repositories: contexts, ...row } = found;
+      // PostgreSQL answers JSON parsed; SQLite, its text.
+      const repositories: ContextAccessRow[] = typeof contexts === 'string' ? JSON.parse(contexts) : contexts;
+      return {
+        project: view(row),
+        secrets: openSecrets(row),
+        contexts: repositories.map((repository) => contextRepositoryAccess(repository, deps.secretBox())),
+      };
     },
   };
 }
 
-/** Every run reads its project: compiled once. */
+/** Every request for a job reads its project: compiled once. */
 const projectById = compiledQuery<{ id: string }, ProjectRow>(['id'], (db, p) =>
   db.selectFrom('projects').selectAll().where('id', '=', p.id).compile(),
 );
+
+type ContextAccessRow = Pick<ContextRepositoryRow, (typeof ACCESS_COLUMNS)[number]>;
+
+/** A run's project with its context repositories (each dialect aggregates JSON its own way): compiled once. */
+const projectForRun = (jsonArrayFrom: typeof sqliteJsonArrayFrom) =>
+  compiledQuery<{ id: string }, ProjectRow & { context_repositories: ContextAccessRow[] | string }>(
+    ['id'],
+    (db: Kysely<Database>, p) =>
+      db
+        .selectFrom('projects')
+        .selectAll('projects')
+        .select((eb) =>
+          jsonArrayFrom(
+            eb
+              .selectFrom('context_repositories')
+              .select(ACCESS_COLUMNS)
+              .whereRef('context_repositories.project_id', '=', 'projects.id')
+              .orderBy('context_repositories.name'),
+          ).as('context_repositories'),
+        )
+        .where('projects.id', '=', p.id)
+        .compile(),
+  );
+const projectForRunPostgres = projectForRun(postgresJsonArrayFrom);
+const projectForRunSqlite = projectForRun(sqliteJsonArrayFrom);

@@ -19,6 +19,7 @@ import { docsWebhookSecret } from './migrations/0012-docs-webhook-secret.ts';
 import { createJobFunctionMigration } from './migrations/0013-create-job-function.ts';
 import { pollNotifyMigration } from './migrations/0014-poll-notify.ts';
 import { claimRunFunctionMigration } from './migrations/0015-claim-run-function.ts';
+import { claimRunReturnsJobMigration } from './migrations/0016-claim-run-returns-job.ts';
 import type { Database } from './schema.ts';
 
 /**
@@ -42,6 +43,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0013_create_job_function': createJobFunctionMigration(dialect),
     '0014_poll_notify': pollNotifyMigration(dialect),
     '0015_claim_run_function': claimRunFunctionMigration(dialect),
+    '0016_claim_run_returns_job': claimRunReturnsJobMigration(dialect),
   };
 }
 

@@ -2,7 +2,7 @@ import { CompiledQuery, type Kysely, sql } from 'kysely';
 import { appendEvent } from '../jobs/events.ts';
 import { compiledQuery } from '../store/compiled-query.ts';
 import type { Store } from '../store/database.ts';
-import type { Database, JobRunRow } from '../store/schema.ts';
+import type { Database, JobRow, JobRunRow } from '../store/schema.ts';
 import type { Signals } from '../store/signals.ts';
 
 export interface ClaimOptions {
@@ -13,16 +13,23 @@ export interface ClaimOptions {
   projectConcurrency: number;
 }
 
+/** A run a worker has claimed, and the job it belongs to (read in the claim: no round trip of its own). */
+export interface ClaimedRun {
+  run: JobRunRow;
+  job: JobRow;
+}
+
 /**
  * Claims the oldest queued run whose project has a free slot, taking a lease
  * on it, and records its `run.started` event in the same transaction (one
  * commit fewer per run than writing it after); then the job's followers
  * (streams, the dashboard) are told of the event.
  *
- * SQLite: one UPDATE, in a transaction for the event; the database write lock makes it atomic.
+ * SQLite: one UPDATE, in a transaction for the event and the job's read; the database write lock
+ * makes it atomic.
  *
- * PostgreSQL: one call of `claim_run` (src/store/migrations/0015-claim-run-function.ts), one round
- * trip. `FOR UPDATE … SKIP LOCKED` lets any number of workers claim at once without waiting on
+ * PostgreSQL: one call of `claim_run` (src/store/migrations/0015-claim-run-function.ts, answering
+ * the job too since 0016), one round trip. `FOR UPDATE … SKIP LOCKED` lets any number of workers claim at once without waiting on
  * each other. Locking the project row as well makes claims of one project take turns, and the
  * running count is read by a separate statement after the locks are held, so it sees every
  * committed claim (a single statement's snapshot could predate a rival's commit).
@@ -30,26 +37,31 @@ export interface ClaimOptions {
 export async function claimNextRun(
   { store, signals }: { store: Store; signals: Pick<Signals, 'publish'> },
   options: ClaimOptions,
-): Promise<JobRunRow | undefined> {
+): Promise<ClaimedRun | undefined> {
   const now = options.now.toISOString();
   const leaseUntil = new Date(options.now.getTime() + options.leaseMs).toISOString();
 
   const claimed =
     store.dialect === 'postgres'
       ? (
-          await store.prepared!<JobRunRow>(
+          await store.prepared!<ClaimedRun>(
             CompiledQuery.raw(CLAIM_RUN, [options.workerId, now, leaseUntil, options.projectConcurrency]),
           )
         )[0]
       : await claimOnSqlite(store, options, now, leaseUntil);
   // Not waited for: the run need not wait for its followers to be told.
-  if (claimed) void signals.publish({ kind: 'job-event', jobId: claimed.job_id }).catch(() => {});
+  if (claimed) void signals.publish({ kind: 'job-event', jobId: claimed.run.job_id }).catch(() => {});
   return claimed;
 }
 
-const CLAIM_RUN = 'select * from claim_run($1, $2, $3, $4)';
+const CLAIM_RUN = 'select run, job from claim_run($1, $2, $3, $4)';
 
-function claimOnSqlite(store: Store, options: ClaimOptions, now: string, leaseUntil: string) {
+function claimOnSqlite(
+  store: Store,
+  options: ClaimOptions,
+  now: string,
+  leaseUntil: string,
+): Promise<ClaimedRun | undefined> {
   return store.db.transaction().execute(async (trx) => {
     const { rows } = await trx.executeQuery<JobRunRow>(
       claimingUpdate(trx, {
@@ -59,8 +71,15 @@ function claimOnSqlite(store: Store, options: ClaimOptions, now: string, leaseUn
         projectConcurrency: options.projectConcurrency,
       }),
     );
-    if (rows[0]) await recordStart(trx, rows[0], options);
-    return rows[0];
+    const run = rows[0];
+    if (!run) return undefined;
+    await recordStart(trx, run, options);
+    const job = await trx
+      .selectFrom('jobs')
+      .selectAll()
+      .where('id', '=', run.job_id)
+      .executeTakeFirstOrThrow();
+    return { run, job };
   });
 }
 

@@ -24,10 +24,7 @@ import { commentOnSources } from './source-comments.ts';
 import { SpareAgentProcess } from './spare-agent.ts';
 
 /** What the pipeline uses of the App. */
-export type PipelineDeps = Pick<
-  App,
-  'config' | 'contextRepositories' | 'logger' | 'now' | 'projects' | 'store'
->;
+export type PipelineDeps = Pick<App, 'config' | 'logger' | 'now' | 'projects' | 'store'>;
 
 const failed = (code: string, message: string): RunOutcome => ({
   status: 'failed',
@@ -59,7 +56,7 @@ export function createPipeline(app: PipelineDeps, options: PipelineOptions = {})
     );
   const spares = new SpareAgentProcess(app.config.agentProcess);
   const runner: Runner = async (job, run, signal, emit, defer, recordUsage) => {
-    const { project, secrets } = await app.projects.getWithSecrets(job.projectId);
+    const { project, secrets, contexts } = await app.projects.getForRun(job.projectId);
     if (!job.model) {
       return failed(
         'model-not-configured',
@@ -67,7 +64,6 @@ export function createPipeline(app: PipelineDeps, options: PipelineOptions = {})
       );
     }
     // The context repositories' tokens are as confidential as the project's own.
-    const contexts = await app.contextRepositories.accessFor(job.projectId);
     const contextTokens = contexts.flatMap((c) => (c.secrets.token ? [c.secrets.token] : []));
     let redact = createRedactor([...confidentialValues(secrets), ...contextTokens]);
     const record = (type: string, data?: unknown) => emit(type, redactDeep(data, redact));

@@ -7,11 +7,10 @@ import { runHistory } from '../jobs/runs.ts';
 import { finishRun, recordRunEvent } from '../jobs/transitions.ts';
 import { jobSpending, recordUsage, type TokenUsage } from '../jobs/usage.ts';
 import type { Logger } from '../logger.ts';
-import { compiledQuery } from '../store/compiled-query.ts';
-import type { JobRow, JobRunRow } from '../store/schema.ts';
+import type { JobRunRow } from '../store/schema.ts';
 import { isTransientDatabaseError, retryDatabase } from '../store/transient.ts';
 import { Backoff, logTaskFailure } from './backoff.ts';
-import { claimNextRun } from './claim.ts';
+import { type ClaimedRun, claimNextRun } from './claim.ts';
 import { ClaimLoop } from './claim-loop.ts';
 import { type Lease, lostLeases, releaseLease, renewLease } from './lease.ts';
 import { removeOwnRunDirectory, removeStaleRunDirectories } from './run-directories.ts';
@@ -191,33 +190,35 @@ export class Worker {
   /** Claims one run into a free slot, if there is one and a run is due. */
   async #claimOnce(): Promise<boolean> {
     if (this.#active.size >= this.#settings.concurrency) return false;
-    const run = await claimNextRun(this.#app, {
+    const claimed = await claimNextRun(this.#app, {
       workerId: this.id,
       now: this.#app.now(),
       leaseMs: this.#settings.leaseMs,
       projectConcurrency: this.#settings.projectConcurrency,
     });
-    if (!run) return false;
-    this.#start(run);
+    if (!claimed) return false;
+    this.#start(claimed);
     return true;
   }
 
-  #start(run: JobRunRow): void {
+  #start(claimed: ClaimedRun): void {
+    const { run } = claimed;
     const controller = new AbortController();
     const lease: Lease = { runId: run.id, workerId: this.id, attempt: run.attempts };
     const active: ActiveRun = { run, lease, controller, done: Promise.resolve() };
     const key = leaseKey(run);
     this.#active.set(key, active);
-    active.done = this.#execute(run, lease, controller).finally(() => {
+    active.done = this.#execute(claimed, lease, controller).finally(() => {
       this.#active.delete(key);
       this.#claims.wake();
     });
   }
 
-  async #execute(run: JobRunRow, lease: Lease, controller: AbortController): Promise<void> {
+  async #execute(claimed: ClaimedRun, lease: Lease, controller: AbortController): Promise<void> {
+    const { run } = claimed;
     const deferred: (() => Promise<void>)[] = [];
     try {
-      await this.#runAndRecord(run, lease, controller, (task) => deferred.push(task));
+      await this.#runAndRecord(claimed, lease, controller, (task) => deferred.push(task));
     } catch (error) {
       // Nothing a run does may take the process down: what could not be recorded is retried
       // by another attempt once the lease expires.
@@ -233,7 +234,7 @@ export class Worker {
   }
 
   async #runAndRecord(
-    run: JobRunRow,
+    { run, job: row }: ClaimedRun,
     lease: Lease,
     controller: AbortController,
     defer: DeferTask,
@@ -291,11 +292,6 @@ export class Worker {
 
     let outcome: RunOutcome | undefined;
     try {
-      const row = await retrying(async () => {
-        const { rows } = await db.executeQuery(jobById(db, { id: run.job_id }));
-        if (!rows[0]) throw new Error(`job ${run.job_id} of run ${run.id} is gone`);
-        return rows[0];
-      });
       const job: RunnableJob = {
         ...toAgentJob(row),
         projectId: row.project_id,
@@ -409,10 +405,6 @@ export class Worker {
     }
   }
 }
-
-const jobById = compiledQuery<{ id: string }, JobRow>(['id'], (db, p) =>
-  db.selectFrom('jobs').selectAll().where('id', '=', p.id).compile(),
-);
 
 /** The longest pause between attempts of a task that keeps failing. */
 const MAX_BACKOFF_MS = 30_000;

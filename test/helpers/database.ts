@@ -32,6 +32,7 @@ export const ALL_MIGRATIONS = [
   '0013_create_job_function',
   '0014_poll_notify',
   '0015_claim_run_function',
+  '0016_claim_run_returns_job',
 ];
 
 /** A `projects` row written straight to the database (for tests below the services). */

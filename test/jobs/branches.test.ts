@@ -80,7 +80,7 @@ describe(`head branches on ${testDialect}`, () => {
       await sql`alter table ${sql.id(table)} drop column changes`.execute(store.db);
     await sql`alter table projects drop column docs_webhook_secret`.execute(store.db);
     if (store.dialect === 'postgres') {
-      // 0013's and 0015's functions, and 0014's triggers (with the function they call).
+      // 0013's and 0016's functions, and 0014's triggers (with the function they call).
       await sql`drop function create_job`.execute(store.db);
       await sql`drop function claim_run`.execute(store.db);
       await sql`drop function notify_poll_change cascade`.execute(store.db);

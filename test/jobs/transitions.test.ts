@@ -31,12 +31,14 @@ describe('finishRun writes only for the worker that holds the running run', () =
   /** A new job whose run `workerId` has claimed. */
   async function claimed(workerId: string) {
     const jobId = await createJob(t.app, p.projectId);
-    const run = await claimNextRun(t.app, {
-      workerId,
-      now: new Date(),
-      leaseMs: 60_000,
-      projectConcurrency: 100,
-    });
+    const run = (
+      await claimNextRun(t.app, {
+        workerId,
+        now: new Date(),
+        leaseMs: 60_000,
+        projectConcurrency: 100,
+      })
+    )?.run;
     assert.equal(run?.job_id, jobId);
     return run!;
   }
@@ -49,6 +51,20 @@ describe('finishRun writes only for the worker that holds the running run', () =
   /** What w1 gets for finishing `run` as completed. */
   const finishAsW1 = (run: JobRunRow) =>
     finishRun(t.app, { run, workerId: 'w1', outcome: completed, now: new Date() });
+
+  test('a claim answers its run and the run’s job as a read of their rows would', async () => {
+    const jobId = await createJob(t.app, p.projectId);
+    const claim = await claimNextRun(t.app, {
+      workerId: 'w-job',
+      now: new Date(),
+      leaseMs: 60_000,
+      projectConcurrency: 100,
+    });
+    assert.ok(claim);
+    // Same values and types (PostgreSQL's answer travels as JSON): numbers, nulls and text alike.
+    assert.deepStrictEqual({ ...claim.run }, { ...(await storedRun(claim.run.id)) });
+    assert.deepStrictEqual({ ...claim.job }, { ...(await jobRow(t.app, jobId)) });
+  });
 
   test('a claim takes a lease and records its run.started event with the run; a claim that finds nothing records none', async () => {
     const run = await claimed('w-started');
@@ -80,12 +96,14 @@ describe('finishRun writes only for the worker that holds the running run', () =
         ).n,
       );
     const before = await countEvents();
-    const none = await claimNextRun(t.app, {
-      workerId: 'w-started',
-      now: new Date(),
-      leaseMs: 60_000,
-      projectConcurrency: 100,
-    });
+    const none = (
+      await claimNextRun(t.app, {
+        workerId: 'w-started',
+        now: new Date(),
+        leaseMs: 60_000,
+        projectConcurrency: 100,
+      })
+    )?.run;
     assert.equal(none, undefined);
     assert.equal(await countEvents(), before);
   });
@@ -130,12 +148,14 @@ describe('finishRun writes only for the worker that holds the running run', () =
       await t.app.signals.caughtUp?.();
       heard.length = 0;
       const started = announcement();
-      const run = await claimNextRun(t.app, {
-        workerId: 'w1',
-        now: new Date(),
-        leaseMs: 60_000,
-        projectConcurrency: 100,
-      });
+      const run = (
+        await claimNextRun(t.app, {
+          workerId: 'w1',
+          now: new Date(),
+          leaseMs: 60_000,
+          projectConcurrency: 100,
+        })
+      )?.run;
       await started;
       assert.deepEqual(heard, [jobId]);
       const ended = announcement();
@@ -163,8 +183,15 @@ describe('finishRun writes only for the worker that holds the running run', () =
         },
       },
     };
-    const claim = () =>
-      claimNextRun(deps, { workerId: 'w1', now: new Date(), leaseMs: 60_000, projectConcurrency: 100 });
+    const claim = async () =>
+      (
+        await claimNextRun(deps, {
+          workerId: 'w1',
+          now: new Date(),
+          leaseMs: 60_000,
+          projectConcurrency: 100,
+        })
+      )?.run;
     const statements = () => {
       const counted = prepared;
       prepared = 0;
@@ -211,12 +238,14 @@ describe('finishRun writes only for the worker that holds the running run', () =
     const first = await claimed('w1');
     assert.equal(await finishAsW1(first), true);
     await t.app.jobs.message(p.projectId, first.job_id, { prompt: 'and the changelog' });
-    const followUp = await claimNextRun(t.app, {
-      workerId: 'w1',
-      now: new Date(),
-      leaseMs: 60_000,
-      projectConcurrency: 100,
-    });
+    const followUp = (
+      await claimNextRun(t.app, {
+        workerId: 'w1',
+        now: new Date(),
+        leaseMs: 60_000,
+        projectConcurrency: 100,
+      })
+    )?.run;
     assert.equal(followUp?.seq, 2);
     const failed: RunOutcome = { status: 'failed', error: { code: 'model-error', message: 'no' } };
     assert.equal(
@@ -288,12 +317,14 @@ describe('finishRun writes only for the worker that holds the running run', () =
       queueTimeLimitMs: 3_600_000,
     });
     assert.deepEqual(swept.requeued, [old.id]);
-    const again = await claimNextRun(t.app, {
-      workerId: 'w1',
-      now: later,
-      leaseMs: 60_000,
-      projectConcurrency: 100,
-    });
+    const again = (
+      await claimNextRun(t.app, {
+        workerId: 'w1',
+        now: later,
+        leaseMs: 60_000,
+        projectConcurrency: 100,
+      })
+    )?.run;
     assert.equal(again?.id, old.id);
     assert.deepEqual([old.attempts, again!.attempts], [1, 2]);
 

@@ -59,8 +59,9 @@ describe('usage accrues as it is spent; budgets are per job and per project mont
 
   test('a first run handed back and claimed again is told what its earlier attempt spent', async () => {
     const id = await createJob(t.app, p.projectId, 'handed back');
-    const claim = () =>
-      claimNextRun(t.app, { workerId: 'w1', now: clock, leaseMs: 60_000, projectConcurrency: 100 });
+    const claim = async () =>
+      (await claimNextRun(t.app, { workerId: 'w1', now: clock, leaseMs: 60_000, projectConcurrency: 100 }))
+        ?.run;
     const first = (await claim())!;
     assert.equal(first.job_id, id);
     const fresh = await jobSpending(t.app.store.db, first, clock);

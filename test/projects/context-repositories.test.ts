@@ -95,6 +95,48 @@ describe('context repositories', () => {
     assert.equal(await t.app.contextRepositories.webhookSecretFor(projectId, 'nope'), undefined);
   });
 
+  test('a run reads its project, its credentials and its context repositories’ in one statement', async () => {
+    const { projectId } = await seedProject(t.app, { token: 'ghp_projectsecret789' });
+    const bare = await t.app.projects.getForRun(projectId);
+    assert.deepEqual(bare.contexts, []);
+    assert.deepEqual(bare.project, await t.app.projects.get(projectId));
+    assert.equal(bare.secrets.token, 'ghp_projectsecret789');
+
+    await t.app.contextRepositories.add(projectId, {
+      name: 'sdk',
+      repository: 'https://github.com/acme/sdk',
+    });
+    await t.app.contextRepositories.add(projectId, {
+      name: 'api',
+      repository: 'https://gitlab.com/acme/api',
+      ref: 'release',
+      token: 'glpat-contextsecret000',
+    });
+    // Every statement the read sends, counted where the services send them.
+    const { store } = t.app;
+    const read = store.read;
+    let statements = 0;
+    store.read = (query) => {
+      statements++;
+      return read(query);
+    };
+    try {
+      const forRun = await t.app.projects.getForRun(projectId);
+      assert.equal(statements, 1);
+      assert.deepEqual(forRun.contexts, await t.app.contextRepositories.accessFor(projectId));
+      assert.deepEqual(
+        forRun.contexts.map((c) => [c.name, c.ref, c.secrets.token]),
+        [
+          ['api', 'release', 'glpat-contextsecret000'],
+          ['sdk', null, undefined],
+        ],
+      );
+    } finally {
+      store.read = read;
+    }
+    await assert.rejects(t.app.projects.getForRun('prj_missing'), { code: 'project-not-found' });
+  });
+
   test('names: a slug, docs reserved, unique in the project (another project may reuse it)', async () => {
     const { projectId } = await seedProject(t.app);
     const add = (name: unknown, pid = projectId) =>

@@ -31,12 +31,14 @@ interface Payload {
 
 /** Ends a job's queued run in the test process, as a worker would (the message is written with it). */
 async function finishQueuedRun(t: TestApp): Promise<void> {
-  const run = await claimNextRun(t.app, {
-    workerId: 'test',
-    now: new Date(),
-    leaseMs: 60_000,
-    projectConcurrency: 10,
-  });
+  const run = (
+    await claimNextRun(t.app, {
+      workerId: 'test',
+      now: new Date(),
+      leaseMs: 60_000,
+      projectConcurrency: 10,
+    })
+  )?.run;
   assert.ok(run);
   const outcome = { status: 'completed' as const, prLink: null, branch: null, summary: 'Done.' };
   assert.ok(await finishRun(t.app, { run, workerId: 'test', outcome, now: new Date() }));

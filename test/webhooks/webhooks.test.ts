@@ -53,12 +53,14 @@ describe('webhooks (in process)', () => {
     ((await t.app.jobs.create(p.projectId, { prompt })).body as { id: string }).id;
   /** Ends the job's queued run the way a worker does. */
   const finishJob = async (outcome: RunOutcome, workerId = 'test-worker') => {
-    const run = await claimNextRun(t.app, {
-      workerId,
-      now: t.app.now(),
-      leaseMs: 60_000,
-      projectConcurrency: 10,
-    });
+    const run = (
+      await claimNextRun(t.app, {
+        workerId,
+        now: t.app.now(),
+        leaseMs: 60_000,
+        projectConcurrency: 10,
+      })
+    )?.run;
     assert.ok(run, 'a queued run');
     return { run, finished: await finishRun(t.app, { run, workerId, outcome, now: t.app.now() }) };
   };
@@ -206,12 +208,14 @@ describe('webhooks (in process)', () => {
   test('a run that lost its lease, and a rolled-back transaction, write no message', async () => {
     await t.app.webhooks.createEndpoint(p.projectId, { url: receiver.url, events: ['job.completed'] });
     const jobId = await createJob();
-    const run = await claimNextRun(t.app, {
-      workerId: 'w1',
-      now: t.app.now(),
-      leaseMs: 60_000,
-      projectConcurrency: 10,
-    });
+    const run = (
+      await claimNextRun(t.app, {
+        workerId: 'w1',
+        now: t.app.now(),
+        leaseMs: 60_000,
+        projectConcurrency: 10,
+      })
+    )?.run;
     assert.ok(run);
     assert.equal(
       await finishRun(t.app, { run, workerId: 'someone-else', outcome: completed, now: clock() }),
