@@ -7,6 +7,7 @@
  * never waits for, nor blocks, the connections that read and write, but for a short hold of the
  * server's writes once the log is past its limit (`catchUp`).
  */
+import { fdatasyncSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
 
@@ -25,10 +26,13 @@ function run({
   file,
   intervalMs,
   walLimitBytes,
+  flushFd,
 }: {
   file: string;
   intervalMs: number;
   walLimitBytes: number;
+  /** The database file, to flush it through (sqlite-flush-descriptor.ts); none: not flushed first. */
+  flushFd: number | undefined;
 }) {
   const port = parentPort!;
   const db = new DatabaseSync(file, { timeout: 0 });
@@ -48,8 +52,14 @@ function run({
    * its limit, the server's connection holds new write transactions while one more passive
    * checkpoint copies what the last one left (what was written while it ran); the next write
    * then starts the log over, writing its file again from the start. Reads go on meanwhile.
+   *
+   * Only a checkpoint that copies the whole log syncs the database file (a partial one need not:
+   * the log still holds what it copied), so the held one would flush every page the unheld ones
+   * copied since the last catch-up: 45–57 ms of held writes at a steady 1,000 creates/s. The file
+   * is flushed before, unheld, and the held pass syncs only the pages it copies itself.
    */
   async function catchUp(): Promise<void> {
+    flushDatabaseFile();
     const writesHeld = new Promise<boolean>((resolve) => {
       held = () => resolve(true);
       setTimeout(() => resolve(false), HOLD_WAIT_MS);
@@ -63,6 +73,15 @@ function run({
     }
   }
 
+  function flushDatabaseFile(): void {
+    if (flushFd === undefined) return;
+    try {
+      fdatasyncSync(flushFd);
+    } catch {
+      // Only sooner than the held pass would: that pass syncs the file in any case.
+    }
+  }
+
   let busy = false;
   setInterval(async () => {
     if (busy) return;
@@ -70,7 +89,9 @@ function run({
     try {
       // Never waits for, nor blocks, a reader or a writer.
       if (passive() > walLimitBytes) {
-        // What was written while the first one ran, so that the held one has little left to copy.
+        // What was written while the first one and its flush ran, so that the held one has
+        // little left to copy.
+        flushDatabaseFile();
         passive();
         await catchUp();
       }

@@ -18,6 +18,7 @@ import {
 } from 'kysely';
 import { retry } from '../retry.ts';
 import type { CheckpointMessage } from './sqlite-checkpointer.ts';
+import { flushDescriptor } from './sqlite-flush-descriptor.ts';
 import { GroupCommit, type Lease } from './sqlite-group-commit.ts';
 
 /**
@@ -236,6 +237,7 @@ class NodeSqliteDriver implements Driver {
           file: this.#file,
           intervalMs: CHECKPOINT_INTERVAL_MS,
           walLimitBytes: this.#walLimitBytes,
+          flushFd: flushDescriptor(this.#file),
         },
       },
     );
