@@ -387,7 +387,7 @@ export function createProjectService(deps: {
   };
 }
 
-/** Every request for a job reads its project: compiled once. */
+/** Nearly every read of a project goes through it: compiled once. */
 const projectById = compiledQuery<{ id: string }, ProjectRow>(['id'], (db, p) =>
   db.selectFrom('projects').selectAll().where('id', '=', p.id).compile(),
 );
