@@ -28,17 +28,17 @@ describe('finishRun writes only for the worker that holds the running run', () =
   });
   after(() => t.close());
 
+  /** `workerId`'s claim of the oldest queued run: the run, or undefined when none is queued. */
+  const claimAs = async (
+    workerId: string,
+    now = new Date(),
+    deps: Parameters<typeof claimNextRun>[0] = t.app,
+  ) => (await claimNextRun(deps, { workerId, now, leaseMs: 60_000, projectConcurrency: 100 }))?.run;
+
   /** A new job whose run `workerId` has claimed. */
   async function claimed(workerId: string) {
     const jobId = await createJob(t.app, p.projectId);
-    const run = (
-      await claimNextRun(t.app, {
-        workerId,
-        now: new Date(),
-        leaseMs: 60_000,
-        projectConcurrency: 100,
-      })
-    )?.run;
+    const run = await claimAs(workerId);
     assert.equal(run?.job_id, jobId);
     return run!;
   }
@@ -96,14 +96,7 @@ describe('finishRun writes only for the worker that holds the running run', () =
         ).n,
       );
     const before = await countEvents();
-    const none = (
-      await claimNextRun(t.app, {
-        workerId: 'w-started',
-        now: new Date(),
-        leaseMs: 60_000,
-        projectConcurrency: 100,
-      })
-    )?.run;
+    const none = await claimAs('w-started');
     assert.equal(none, undefined);
     assert.equal(await countEvents(), before);
   });
@@ -148,14 +141,7 @@ describe('finishRun writes only for the worker that holds the running run', () =
       await t.app.signals.caughtUp?.();
       heard.length = 0;
       const started = announcement();
-      const run = (
-        await claimNextRun(t.app, {
-          workerId: 'w1',
-          now: new Date(),
-          leaseMs: 60_000,
-          projectConcurrency: 100,
-        })
-      )?.run;
+      const run = await claimAs('w1');
       await started;
       assert.deepEqual(heard, [jobId]);
       const ended = announcement();
@@ -183,15 +169,7 @@ describe('finishRun writes only for the worker that holds the running run', () =
         },
       },
     };
-    const claim = async () =>
-      (
-        await claimNextRun(deps, {
-          workerId: 'w1',
-          now: new Date(),
-          leaseMs: 60_000,
-          projectConcurrency: 100,
-        })
-      )?.run;
+    const claim = () => claimAs('w1', new Date(), deps);
     const statements = () => {
       const counted = prepared;
       prepared = 0;
@@ -238,14 +216,7 @@ describe('finishRun writes only for the worker that holds the running run', () =
     const first = await claimed('w1');
     assert.equal(await finishAsW1(first), true);
     await t.app.jobs.message(p.projectId, first.job_id, { prompt: 'and the changelog' });
-    const followUp = (
-      await claimNextRun(t.app, {
-        workerId: 'w1',
-        now: new Date(),
-        leaseMs: 60_000,
-        projectConcurrency: 100,
-      })
-    )?.run;
+    const followUp = await claimAs('w1');
     assert.equal(followUp?.seq, 2);
     const failed: RunOutcome = { status: 'failed', error: { code: 'model-error', message: 'no' } };
     assert.equal(
@@ -317,14 +288,7 @@ describe('finishRun writes only for the worker that holds the running run', () =
       queueTimeLimitMs: 3_600_000,
     });
     assert.deepEqual(swept.requeued, [old.id]);
-    const again = (
-      await claimNextRun(t.app, {
-        workerId: 'w1',
-        now: later,
-        leaseMs: 60_000,
-        projectConcurrency: 100,
-      })
-    )?.run;
+    const again = await claimAs('w1', later);
     assert.equal(again?.id, old.id);
     assert.deepEqual([old.attempts, again!.attempts], [1, 2]);
 
