@@ -135,11 +135,7 @@ export function createContextRepositoryService(deps: {
   function view(row: ContextRepositoryRow, options: ContextRepositoryOptions = {}): ContextRepositoryView {
     const sealed: Record<string, string> = row.secrets ? JSON.parse(row.secrets) : {};
     return {
-      name: row.name,
-      repository: row.repository,
-      host: row.host as HostKind,
-      apiUrl: row.api_url,
-      ref: row.ref,
+      ...whereToRead(row),
       hasToken: Boolean(sealed.token),
       webhookUrl: hookUrl(row.project_id, row.name, options),
       createdAt: row.created_at,
@@ -303,13 +299,17 @@ export function contextRepositoryAccess(
   const secrets: { token?: string } = {};
   if (sealed.token) secrets.token = secretBox.open(sealed.token);
   if (secrets.token) processSecrets.add(secrets.token);
+  return { ...whereToRead(row), secrets };
+}
+
+/** What names a context repository and where it is read: the part its view and its access share. */
+function whereToRead(row: Pick<ContextRepositoryRow, 'name' | 'repository' | 'host' | 'api_url' | 'ref'>) {
   return {
     name: row.name,
     repository: row.repository,
     host: row.host as HostKind,
     apiUrl: row.api_url,
     ref: row.ref,
-    secrets,
   };
 }
 

@@ -74,12 +74,8 @@ function claimOnSqlite(
     const run = rows[0];
     if (!run) return undefined;
     await recordStart(trx, run, options);
-    const job = await trx
-      .selectFrom('jobs')
-      .selectAll()
-      .where('id', '=', run.job_id)
-      .executeTakeFirstOrThrow();
-    return { run, job };
+    const { rows: jobs } = await trx.executeQuery(jobById(trx, { id: run.job_id }));
+    return { run, job: jobs[0]! };
   });
 }
 
@@ -116,4 +112,9 @@ const claimingUpdate = compiledQuery<{
         order by r.id
         limit 1)
     returning *`.compile(db),
+);
+
+/** Every claim on SQLite reads its job: compiled once. */
+const jobById = compiledQuery<{ id: string }, JobRow>(['id'], (db, p) =>
+  db.selectFrom('jobs').selectAll().where('id', '=', p.id).compile(),
 );
