@@ -6,9 +6,20 @@ import { cachedInstructions, withCachedConversation } from './prompt-cache.ts';
 import { detectSite } from './site/detect.ts';
 import { readGuidance } from './site/guidance.ts';
 import { siteMap } from './site/site-map.ts';
+import type { SiteInfo } from './site/types.ts';
 import { AGENT_TOOLS, runTool } from './tools/index.ts';
-import { AgentFailure, type AgentInput, type AgentResult, ToolError } from './types.ts';
+import {
+  AgentFailure,
+  type AgentInput,
+  type AgentResult,
+  ToolError,
+  type VerificationEventData,
+} from './types.ts';
 import { validateChanges } from './validate.ts';
+import { checksFor } from './verify/checks.ts';
+import { describeFinding, VerificationRounds } from './verify/rounds.ts';
+import type { VerifiedCheck } from './verify/verify-tree.ts';
+import { verifyTree } from './verify/verify-tree.ts';
 import { Workspace } from './workspace.ts';
 
 /** Longest text of a tool input, output or model message kept in an event. */
@@ -60,6 +71,7 @@ export async function runAgent(agentInput: AgentInput, model: Model): Promise<Ag
   const usage = { inputTokens: 0, outputTokens: 0 };
   let repairRounds = 0;
   let idleTurns = 0;
+  const verification = new VerificationRounds();
 
   for (let step = 1; ; step++) {
     if (input.signal.aborted) throw new AgentFailure('cancelled', 'the run was cancelled');
@@ -181,32 +193,98 @@ export async function runAgent(agentInput: AgentInput, model: Model): Promise<Ag
     messages.push(results);
 
     if (!workspace.finished) continue;
-    const changedFiles = workspace.changedFiles();
-    const problems = [
-      ...workspace.verifyChanges(changedFiles),
-      ...(await validateChanges(input.root, changedFiles, site)),
-    ];
     repairRounds++;
-    await input.emit({
-      type: 'agent.validation',
-      data: { round: repairRounds, ok: problems.length === 0, errors: problems },
-    });
-    if (problems.length === 0) {
+    const repair = await verifyFinished(input, workspace, site, verification, repairRounds);
+    if (repair === null) {
       await input.emit({ type: 'agent.usage', data: usage });
-      return { ...workspace.finished, changedFiles, usage };
+      return {
+        ...workspace.finished,
+        changedFiles: workspace.changedFiles(),
+        usage,
+        checks: verification.report(),
+      };
     }
     if (repairRounds > input.budgets.maxRepairRounds) {
       throw new AgentFailure(
         'validation-failed',
-        `the changes still fail validation:\n${problems.join('\n')}`,
+        `the changes still fail validation:\n${repair.join('\n')}`,
+        {
+          checks: verification.report(),
+        },
       );
     }
     workspace.finished = null;
-    messages.push({
-      role: 'user',
-      content: `Validation found problems in your changes. Fix them, then call finish again:\n${problems.map((p) => `- ${p}`).join('\n')}`,
-    });
+    // The findings are finish's answer: the run did not finish.
+    const answer = results.content.findLast((c) => c.type === 'tool-result' && c.toolName === 'finish');
+    const text = `Error: the run cannot finish yet. Fix these problems, then call finish again:\n${repair.map((p) => `- ${p}`).join('\n')}`;
+    if (answer?.type === 'tool-result') answer.output = { type: 'error-text', value: text };
+    else messages.push({ role: 'user', content: text });
   }
+}
+
+/**
+ * Validation and verification after `finish` (SPEC §7, §19). Returns null when the run may
+ * finish, else what the model must fix (or, once, consider): one line per problem.
+ */
+async function verifyFinished(
+  input: AgentInput,
+  workspace: Workspace,
+  site: SiteInfo,
+  verification: VerificationRounds,
+  round: number,
+): Promise<string[] | null> {
+  const changedFiles = workspace.changedFiles();
+  const problems = [
+    ...workspace.verifyChanges(changedFiles),
+    ...(await validateChanges(input.root, changedFiles, site)),
+  ];
+  await input.emit({
+    type: 'agent.validation',
+    data: { round, ok: problems.length === 0, errors: problems },
+  });
+  if (problems.length > 0) return problems;
+  const checks = checksFor(input.verification);
+  if (checks.length === 0) return null;
+  const results = await verifyTree({
+    root: workspace.root,
+    docsDir: workspace.docsDir,
+    changes: workspace.runChanges(),
+    originals: workspace.originalTexts(),
+    checks,
+    signal: input.signal,
+  });
+  const verdict = verification.record(results);
+  await input.emit({ type: 'agent.verification', data: verificationEvent(round, results) });
+  if (verdict.blocking.length > 0) return verdict.blocking.map(describeFinding);
+  if (verdict.advisory.length > 0)
+    return verdict.advisory.map(
+      (f) => `${describeFinding(f)} [${f.level}: fix it, or call finish again to keep it]`,
+    );
+  return null;
+}
+
+/** Findings recorded per check at most, so that a transcript event stays small. */
+const EVENT_FINDINGS = 50;
+
+function verificationEvent(round: number, results: VerifiedCheck[]): VerificationEventData {
+  return {
+    round,
+    checks: results.map((c) => ({
+      name: c.name,
+      ...(c.skipped !== undefined && { skipped: c.skipped }),
+      ...(c.counts && { counts: c.counts }),
+      ...(c.notes && { notes: c.notes }),
+      findings: c.findings.slice(0, EVENT_FINDINGS).map((f) => ({
+        path: f.path,
+        line: f.line,
+        message: truncate(f.message, 500),
+        level: f.level,
+        rule: f.rule,
+        preexisting: f.preexisting,
+      })),
+      ...(c.findings.length > EVENT_FINDINGS && { more: c.findings.length - EVENT_FINDINGS }),
+    })),
+  };
 }
 
 /** The run's emit, failing the run once it has recorded its budget of events. */

@@ -4,6 +4,7 @@
  * it edits files in place and reports what it did.
  */
 import type { AgentChange, CodeDescription, CodeReader } from './code-types.ts';
+import type { CheckReport, Finding } from './verify/types.ts';
 
 /** Stable failure codes of a run (they become the job's `error.code`). */
 export type AgentFailureCode =
@@ -19,10 +20,17 @@ export type AgentFailureCode =
 
 export class AgentFailure extends Error {
   readonly code: AgentFailureCode;
-  constructor(code: AgentFailureCode, message: string, options?: { cause?: unknown }) {
+  /** The last verification's report, when the run failed after one (`validation-failed`). */
+  readonly checks: CheckReport[] | undefined;
+  constructor(
+    code: AgentFailureCode,
+    message: string,
+    options?: { cause?: unknown; checks?: CheckReport[] | undefined },
+  ) {
     super(message, options);
     this.name = 'AgentFailure';
     this.code = code;
+    this.checks = options?.checks;
   }
 }
 
@@ -71,9 +79,24 @@ export type AgentEvent =
   | { type: 'agent.tool_call'; data: { step: number; tool: string; input: unknown } }
   | { type: 'agent.tool_result'; data: { step: number; tool: string; ok: boolean; output: string } }
   | { type: 'agent.validation'; data: { round: number; ok: boolean; errors: string[] } }
+  | { type: 'agent.verification'; data: VerificationEventData }
   | { type: 'agent.retry'; data: { attempt: number; waitMs: number; reason: string } }
   | { type: 'agent.tool_calls_skipped'; data: { step: number; count: number; limit: number } }
   | { type: 'agent.usage'; data: { inputTokens: number; outputTokens: number } };
+
+/** One verification round in the transcript: each check and its findings (bounded). */
+export interface VerificationEventData {
+  round: number;
+  checks: {
+    name: string;
+    skipped?: string;
+    counts?: Record<string, number>;
+    notes?: string[];
+    findings: (Pick<Finding, 'path' | 'line' | 'message' | 'level' | 'rule'> & { preexisting: boolean })[];
+    /** Findings past the ones recorded. */
+    more?: number;
+  }[];
+}
 
 export interface AgentHistoryEntry {
   prompt: string;
@@ -105,6 +128,14 @@ export interface AgentInput {
   codeReader?: CodeReader;
   /** The code changes the job documents, resolved by the worker, in the job's order (default none). */
   changes?: AgentChange[];
+  /** What verification applies besides the built-in checks (docs/verification.mdx); default none. */
+  verification?: VerificationSettings;
+}
+
+/** The project's verification settings, as the agent's process gets them (serializable). */
+export interface VerificationSettings {
+  /** Check commands set by an operator (SPEC §19), run in the checkout in this order. */
+  commands: string[];
 }
 
 export interface AgentResult {
@@ -113,6 +144,8 @@ export interface AgentResult {
   /** Repository-relative paths changed (created, modified, deleted, or either end of a move). */
   changedFiles: string[];
   usage: { inputTokens: number; outputTokens: number };
+  /** The last verification's report (AgentJob `checks`). */
+  checks: CheckReport[];
 }
 
 /** A tool error goes back to the model as the tool's result; it never ends the run. */

@@ -22,6 +22,7 @@ import { compareStrings, FORBIDDEN_SEGMENTS, normaliseInput } from './paths.ts';
 import { atomicWrite, contentHash, isCode, isEmptyDirectory, readHash, readNoFollow } from './safe-files.ts';
 import { similarFiles } from './suggestions.ts';
 import { type AgentLimits, type AgentProjectSettings, ToolError } from './types.ts';
+import type { RunChanges } from './verify/types.ts';
 import { type WalkResult, walkFiles } from './walk.ts';
 
 export type { WalkResult };
@@ -63,6 +64,10 @@ export class Workspace {
   readonly #reads = new Map<string, string>();
   /** Hash of each touched file's content before the run changed it (null: absent). */
   readonly #originals = new Map<string, string | null>();
+  /** The text of each touched file before the run changed it (null: absent), for verification's base tree. */
+  readonly #originalTexts = new Map<string, string | null>();
+  /** The renames of the run, in order. */
+  readonly #moves: { from: string; to: string }[] = [];
   #written = 0;
 
   private constructor(root: string, project: AgentProjectSettings, limits: AgentLimits) {
@@ -291,6 +296,7 @@ export class Workspace {
     mkdirSync(path.dirname(to.absolute), { recursive: true });
     this.locate(to.relative, { write: true });
     renameSync(from.absolute, to.absolute);
+    this.#moves.push({ from: from.relative, to: to.relative });
     const seen = this.#reads.get(from.relative);
     this.#reads.delete(from.relative);
     if (seen !== undefined) this.#reads.set(to.relative, seen);
@@ -304,6 +310,29 @@ export class Workspace {
       if (readHash(path.join(this.root, relative)) !== original) changed.push(relative);
     }
     return changed.sort(compareStrings);
+  }
+
+  /** What the run changed, for verification: changed and deleted files, and the renames. */
+  runChanges(): RunChanges {
+    const changed: string[] = [];
+    const deleted: string[] = [];
+    for (const file of this.changedFiles())
+      (this.#stat(path.join(this.root, file)) === null ? deleted : changed).push(file);
+    // Renames in a chain (a → b → c) are one (a → c); one undone (a → b → a) is none.
+    const chained: { from: string; to: string }[] = [];
+    for (const move of this.#moves) {
+      const earlier = chained.find((m) => m.to === move.from);
+      if (earlier) earlier.to = move.to;
+      else chained.push({ ...move });
+    }
+    const moved = chained.filter((m) => deleted.includes(m.from) && changed.includes(m.to));
+    return { changed, deleted, moved };
+  }
+
+  /** The text before the run of each file it changed (null: the run created it). */
+  originalTexts(): Map<string, string | null> {
+    const changed = new Set(this.changedFiles());
+    return new Map([...this.#originalTexts].filter(([file]) => changed.has(file)));
   }
 
   /**
@@ -397,7 +426,12 @@ export class Workspace {
         `Cannot change "${located.relative}": this run has already changed ${this.#originals.size} files, the most one run may change. Finish with what is done, or change fewer files.`,
       );
     }
-    this.#originals.set(located.relative, readHash(located.absolute));
+    const hash = readHash(located.absolute);
+    this.#originals.set(located.relative, hash);
+    this.#originalTexts.set(
+      located.relative,
+      hash === null ? null : readNoFollow(located.absolute).toString('utf8'),
+    );
   }
 }
 

@@ -43,6 +43,12 @@ const describers: Record<string, (data: Data) => string> = {
     d.ok
       ? `round ${d.round}: valid`
       : `round ${d.round}: ${clean(Array.isArray(d.errors) ? d.errors.join('; ') : d.errors)}`,
+  'agent.verification': (d) => {
+    const checks = Array.isArray(d.checks) ? (d.checks as Data[]) : [];
+    const found = checks.flatMap((c) => (Array.isArray(c.findings) ? (c.findings as Data[]) : []));
+    const introduced = found.filter((f) => !f.preexisting).length;
+    return `round ${d.round}: ${checks.length} checks, ${introduced} findings of this job${found.length > introduced ? `, ${found.length - introduced} already there` : ''}`;
+  },
   'agent.retry': (d) =>
     `attempt ${d.attempt} in ${Math.ceil(Number(d.waitMs ?? 0) / 1000)} s: ${clean(d.reason, 100)}`,
   'agent.usage': (d) => `${d.inputTokens} input / ${d.outputTokens} output tokens`,

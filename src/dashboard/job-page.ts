@@ -6,6 +6,7 @@ import type { ProjectView } from '../projects/projects.ts';
 import { isWebLink } from '../web-link.ts';
 import { renderDiff } from './diff-view.ts';
 import { type Html, html } from './html.ts';
+import { jobChecks } from './job-checks.ts';
 import { csrfField, fieldError, formatNumber, formErrors, invalid, statusBadge, time } from './layout.ts';
 import type { SignedIn } from './session.ts';
 import { renderEvents } from './transcript.ts';
@@ -64,6 +65,7 @@ export function jobDetails(job: AgentJob, now: Date): Html {
   <dt>Tokens</dt><dd>${job.usage ? `${formatNumber(job.usage.inputTokens)} in · ${formatNumber(job.usage.outputTokens)} out` : none}</dd>
   <dt>Created</dt><dd>${time(job.createdAt, now)}</dd>
   <dt>Updated</dt><dd>${time(job.updatedAt, now)}</dd>
+  ${jobChecks(job)}
   ${job.error && html`<dt>Error</dt><dd><span class="error-text"><code>${job.error.code}</code></span> ${job.error.message}</dd>`}
 </dl>`;
 }

@@ -99,6 +99,8 @@ export function renderEvent(event: JobEvent): Html {
         d.ok ? 'ok-step' : 'fail',
       );
     }
+    case 'agent.verification':
+      return verificationItem(event, d);
     case 'agent.retry':
       return item(
         event,
@@ -148,3 +150,28 @@ export function renderEvent(event: JobEvent): Html {
 }
 
 export const renderEvents = (events: JobEvent[]): Html => html`${events.map(renderEvent)}`;
+
+/** A verification round: each check, and the findings of this job and those already there. */
+function verificationItem(event: JobEvent, d: Data): Html {
+  const checks = (Array.isArray(d.checks) ? d.checks : []) as Data[];
+  const findings = checks.flatMap((c) => (Array.isArray(c.findings) ? (c.findings as Data[]) : []));
+  const introduced = findings.filter((f) => !f.preexisting && f.level === 'error');
+  return item(
+    event,
+    `Verification round ${asText(d.round)}`,
+    html`<ul class="small">${checks.map(
+      (c) =>
+        html`<li><strong>${asText(c.name)}</strong> ${
+          c.skipped !== undefined
+            ? html`<span class="muted">skipped: ${asText(c.skipped)}</span>`
+            : html`${((c.findings as Data[] | undefined) ?? []).length === 0 ? 'passed' : ''}<ul>${(
+                (c.findings as Data[] | undefined) ?? []
+              ).map(
+                (f) =>
+                  html`<li><code>${asText(f.path)}${f.line == null ? '' : `:${asText(f.line)}`}</code> ${asText(f.message)} <span class="muted">(${asText(f.level)}${f.preexisting ? ', already there' : ''})</span></li>`,
+              )}</ul>`
+        }</li>`,
+    )}</ul>`,
+    introduced.length === 0 ? 'ok-step' : 'fail',
+  );
+}

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { newJobId } from '../ids.ts';
 import type { JobRow } from '../store/schema.ts';
 import { jobChangeSchema, parseJobChanges } from './changes.ts';
+import { jobCheckSchema, parseJobChecks } from './job-checks.ts';
 
 export const JOB_STATUSES = ['active', 'completed', 'archived', 'failed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -39,6 +40,10 @@ export const agentJobSchema = z.object({
     description:
       '(extension) The code changes the job documents, as resolved through their host before the model started; `[]` when none (or until the first run resolves them).',
   }),
+  checks: z.array(jobCheckSchema).meta({
+    description:
+      "(extension) The last verification of the job's changes (docs/verification.mdx): each check, its status and its findings; `[]` before the first verification.",
+  }),
 });
 export type AgentJob = z.output<typeof agentJobSchema>;
 
@@ -61,6 +66,7 @@ export function toAgentJob(row: JobRow): AgentJob {
         ? { inputTokens: row.input_tokens ?? 0, outputTokens: row.output_tokens ?? 0 }
         : null,
     changes: parseJobChanges(row.changes),
+    checks: parseJobChecks(row.checks),
   };
 }
 
@@ -95,5 +101,6 @@ export function newJobRow(job: {
     updated_at: timestamp,
     archived_at: null,
     changes: '[]',
+    checks: '[]',
   };
 }

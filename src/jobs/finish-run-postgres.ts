@@ -15,6 +15,7 @@ import { sql } from 'kysely';
 import { compiledQuery } from '../store/compiled-query.ts';
 import type { Store } from '../store/database.ts';
 import type { JobRunRow } from '../store/schema.ts';
+import { storedChecks } from './job-checks.ts';
 import type { RunOutcome } from './run-outcome.ts';
 
 /** What the statement did: ended the run, found it no longer held, or left it for the transaction. */
@@ -41,6 +42,7 @@ export async function finishRunInOneStatement(
       errorCode: completed ? null : outcome.error.code,
       errorMessage: completed ? null : outcome.error.message,
       changes: outcome.changes ? JSON.stringify(outcome.changes) : null,
+      checks: outcome.checks ? storedChecks(outcome.checks) : null,
       prLink: completed ? outcome.prLink : null,
       branch: completed ? outcome.branch : null,
       type,
@@ -74,6 +76,7 @@ const endRunAndJob = compiledQuery<
     errorCode: string | null;
     errorMessage: string | null;
     changes: string | null;
+    checks: string | null;
     prLink: string | null;
     branch: string | null;
     type: string;
@@ -94,6 +97,7 @@ const endRunAndJob = compiledQuery<
     'errorCode',
     'errorMessage',
     'changes',
+    'checks',
     'prLink',
     'branch',
     'type',
@@ -119,6 +123,7 @@ const endRunAndJob = compiledQuery<
         update jobs j
            set status = ${p.jobStatus}, updated_at = ${p.at},
                changes = coalesce(${p.changes}, j.changes),
+               checks = coalesce(${p.checks}, j.checks),
                pr_link = coalesce(${p.prLink}, j.pr_link),
                branch = coalesce(${p.branch}, j.branch),
                summary = case when ${p.jobStatus} = 'completed' then ${p.summary} else j.summary end,

@@ -81,6 +81,7 @@ const JOB_TEMPLATE: JobRow = {
   updated_at: '',
   archived_at: null,
   changes: '[]',
+  checks: '[]',
 };
 
 const encodeCursor = (id: string) => Buffer.from(id).toString('base64url');

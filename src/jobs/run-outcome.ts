@@ -1,5 +1,6 @@
 import type { RunDiff } from '../git/diff.ts';
 import type { JobChange } from './changes.ts';
+import type { JobCheck } from './job-checks.ts';
 
 /** What a run ends with (the runner's answer). */
 export type RunOutcome =
@@ -13,9 +14,12 @@ export type RunOutcome =
       diff?: RunDiff;
       /** The code changes the run resolved (they replace the job's); absent: the job's stay. */
       changes?: JobChange[];
+      /** The run's verification report (absent: the job's stays). */
+      checks?: JobCheck[];
     }
   | {
       status: 'failed';
       error: { code: string; message: string };
       changes?: JobChange[];
+      checks?: JobCheck[];
     };

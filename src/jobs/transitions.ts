@@ -5,6 +5,7 @@ import type { Database, JobRunRow } from '../store/schema.ts';
 import type { Signals } from '../store/signals.ts';
 import { appendEvent, appendEvents } from './events.ts';
 import { finishRunInOneStatement } from './finish-run-postgres.ts';
+import { storedChecks } from './job-checks.ts';
 import type { RunOutcome } from './run-outcome.ts';
 import { enqueueJobMessage } from './webhook-outbox.ts';
 
@@ -93,16 +94,18 @@ const completeJob = compiledQuery<{
   id: string;
   at: string;
   changes: string | null;
+  checks: string | null;
   prLink: string | null;
   branch: string | null;
   summary: string | null;
-}>(['id', 'at', 'changes', 'prLink', 'branch', 'summary'], (db, p) =>
+}>(['id', 'at', 'changes', 'checks', 'prLink', 'branch', 'summary'], (db, p) =>
   db
     .updateTable('jobs')
     .set((eb) => ({
       status: 'completed',
       updated_at: p.at,
       changes: eb.fn.coalesce(eb.val(p.changes), eb.ref('changes')),
+      checks: eb.fn.coalesce(eb.val(p.checks), eb.ref('checks')),
       pr_link: eb.fn.coalesce(eb.val(p.prLink), eb.ref('pr_link')),
       branch: eb.fn.coalesce(eb.val(p.branch), eb.ref('branch')),
       summary: p.summary,
@@ -119,15 +122,17 @@ const failJob = compiledQuery<{
   id: string;
   at: string;
   changes: string | null;
+  checks: string | null;
   errorCode: string;
   errorMessage: string;
-}>(['id', 'at', 'changes', 'errorCode', 'errorMessage'], (db, p) =>
+}>(['id', 'at', 'changes', 'checks', 'errorCode', 'errorMessage'], (db, p) =>
   db
     .updateTable('jobs')
     .set((eb) => ({
       status: 'failed',
       updated_at: p.at,
       changes: eb.fn.coalesce(eb.val(p.changes), eb.ref('changes')),
+      checks: eb.fn.coalesce(eb.val(p.checks), eb.ref('checks')),
       error_code: p.errorCode,
       error_message: p.errorMessage,
     }))
@@ -185,12 +190,14 @@ async function finishRunInTransaction(db: Kysely<Database>, finish: RunFinish): 
 
     // Usage is not part of the outcome: it was recorded turn by turn (src/jobs/usage.ts).
     const changes = outcome.changes ? JSON.stringify(outcome.changes) : null;
+    const checks = outcome.checks ? storedChecks(outcome.checks) : null;
     const changed = await trx.executeQuery(
       outcome.status === 'completed'
         ? completeJob(trx, {
             id: run.job_id,
             at,
             changes,
+            checks,
             prLink: outcome.prLink,
             branch: outcome.branch,
             summary: outcome.summary,
@@ -199,6 +206,7 @@ async function finishRunInTransaction(db: Kysely<Database>, finish: RunFinish): 
             id: run.job_id,
             at,
             changes,
+            checks,
             errorCode: outcome.error.code,
             errorMessage: outcome.error.message,
           }),

@@ -141,6 +141,8 @@ export interface JobTable {
   archived_at: string | null;
   /** JSON: the resolved changes the job documents (src/jobs/changes.ts), `[]` when none. */
   changes: Generated<string>;
+  /** JSON: the last verification's report (src/jobs/job-checks.ts), `[]` until a run verifies. */
+  checks: Generated<string>;
 }
 
 export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';

@@ -62,7 +62,8 @@ async function run(message: Extract<ParentMessage, { type: 'start' }>): Promise<
     );
     return { type: 'result', result };
   } catch (error) {
-    if (error instanceof AgentFailure) return { type: 'failure', code: error.code, message: error.message };
+    if (error instanceof AgentFailure)
+      return { type: 'failure', code: error.code, message: error.message, checks: error.checks };
     const text =
       error instanceof Error ? `${error.name}: ${error.message}\n${error.stack ?? ''}` : String(error);
     return { type: 'error', message: text.slice(0, 8_000) };

@@ -38,7 +38,7 @@ export type ChildMessage =
   | { type: 'event'; seq: number; event: AgentEvent }
   | { type: 'usage'; seq: number; usage: { inputTokens: number; outputTokens: number } }
   | { type: 'result'; result: AgentResult }
-  | { type: 'failure'; code: AgentFailure['code']; message: string }
+  | { type: 'failure'; code: AgentFailure['code']; message: string; checks?: AgentFailure['checks'] }
   | { type: 'error'; message: string };
 
 /** Resident memory allowed over the heap cap by default: code, buffers, the young generation. */
@@ -205,7 +205,8 @@ export class AgentProcess {
     }
     if (emitError !== undefined) throw emitError;
     if (settled?.type === 'result') return settled.result;
-    if (settled?.type === 'failure') throw new AgentFailure(settled.code, settled.message);
+    if (settled?.type === 'failure')
+      throw new AgentFailure(settled.code, settled.message, { checks: settled.checks });
     if (settled?.type === 'error') throw new Error(`the agent failed: ${settled.message}`);
     throw this.#failure();
   }

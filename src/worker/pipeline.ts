@@ -171,6 +171,7 @@ export function createPipeline(app: PipelineDeps, options: PipelineOptions = {})
             code: code.description,
             codeReader: code.reader,
             changes: codeContext.changes,
+            verification: { commands: [] },
           },
           model,
         );
@@ -231,6 +232,7 @@ export function createPipeline(app: PipelineDeps, options: PipelineOptions = {})
                       signal,
                       redact,
                     }).catch(() => null),
+                    checks: result.checks,
                   }),
                   draft: job.draft,
                 }),
@@ -256,6 +258,7 @@ export function createPipeline(app: PipelineDeps, options: PipelineOptions = {})
           summary: result.summary,
           diff,
           ...(run.changes.length > 0 && { changes }),
+          checks: redactDeep(result.checks, redact),
         };
       } finally {
         // Once the checkout is gone its mirror is idle, and may be evicted.
@@ -266,6 +269,8 @@ export function createPipeline(app: PipelineDeps, options: PipelineOptions = {})
         });
       }
     } catch (error) {
+      if (error instanceof AgentFailure && error.checks)
+        return { ...failed(error.code, redact(error.message)), checks: redactDeep(error.checks, redact) };
       if (error instanceof AgentFailure || error instanceof HostError)
         return failed(error.code, redact(error.message));
       throw redactDeep(error, redact);

@@ -78,4 +78,8 @@ export interface CheckReport {
   name: string;
   status: 'passed' | 'fixed' | 'failed' | 'skipped';
   findings: (Pick<Finding, 'path' | 'line' | 'message' | 'level'> & { preexisting: boolean })[];
+  /** What the check covered, for the pull request's Checks section (not kept on the job). */
+  counts?: Record<string, number>;
+  /** Why it did not run (not kept on the job: the transcript has it). */
+  skipped?: string;
 }
