@@ -18,7 +18,8 @@ import { DocwrightApiError } from '../client/errors.ts';
 import type { AgentJob, JobEvent, JobStatus } from '../client/types.ts';
 import { DocwrightError } from '../errors.ts';
 import { JOB_STATUSES } from '../jobs/agent-job.ts';
-import { describe, print, table } from './output.ts';
+import { jobText } from './job-text.ts';
+import { print, table } from './output.ts';
 import { type ChangeFlag, change, positiveInt } from './parsers.ts';
 import { spinner } from './spinner.ts';
 
@@ -247,7 +248,7 @@ async function waitAndPrint(
     spinner: !quiet && tty,
     onEvent: quiet || tty ? undefined : (event) => process.stderr.write(`${eventLine(event)}\n`),
   });
-  print(flags.json, final, () => describe(final));
+  print(flags.json, final, () => jobText(final));
   if (final.status !== 'completed') {
     process.stderr.write(`docwright: ${describeJob(final)}\n`);
     process.exitCode = 1;
@@ -259,7 +260,7 @@ function printQueued(connection: Connection, queued: AgentJob, flags: WorkFlags)
   // Its events are written from the moment the run was queued.
   if (flags.wait)
     return waitAndPrint(connection, queued, flags, (event) => event.createdAt >= queued.updatedAt);
-  print(flags.json, queued, () => describe(queued));
+  print(flags.json, queued, () => jobText(queued));
 }
 
 export function registerJobCommands(program: Command): void {
@@ -287,7 +288,7 @@ export function registerJobCommands(program: Command): void {
         const idempotencyKey = flags.idempotencyKey ?? randomUUID();
         const created = await connection.client.createJob(connection.projectId, input, { idempotencyKey });
         if (flags.wait) return waitAndPrint(connection, created, flags);
-        print(flags.json, created, () => describe(created));
+        print(flags.json, created, () => jobText(created));
       }),
     );
 
@@ -298,7 +299,7 @@ export function registerJobCommands(program: Command): void {
       handled(async (id: string, flags: ConnectionFlags) => {
         const { client, projectId } = connect(flags);
         const found = await client.getJob(projectId, id);
-        print(flags.json, found, () => describe(found));
+        print(flags.json, found, () => jobText(found));
       }),
     );
 

@@ -1,0 +1,39 @@
+/**
+ * A job as `docwright job get|create|watch` prints it without --json: its fields one a line, its
+ * code changes by name, and the checks of its last verification with their findings.
+ */
+import type { AgentJob } from '../client/types.ts';
+import { describe } from './output.ts';
+
+const STATUS_TEXT: Record<AgentJob['checks'][number]['status'], string> = {
+  passed: 'passed',
+  fixed: 'fixed by the agent',
+  failed: 'failed',
+  skipped: 'skipped',
+};
+
+function checkLines(checks: AgentJob['checks']): string[] {
+  if (checks.length === 0) return ['checks: -'];
+  const width = Math.max(...checks.map((c) => c.name.length));
+  return [
+    'checks:',
+    ...checks.flatMap((check) => [
+      `  ${check.name.padEnd(width)}  ${STATUS_TEXT[check.status]}`,
+      ...check.findings.map(
+        (f) =>
+          `    ${f.path}${f.line === null ? '' : `:${f.line}`}  ${f.message}  (${f.level}${f.preexisting ? ', already there' : ''})`,
+      ),
+    ]),
+  ];
+}
+
+export function jobText(job: AgentJob): string {
+  const { changes, checks, ...fields } = job;
+  const changeNames = changes.map((c) =>
+    c.kind === 'pull-request' ? `${c.repository}#${c.number}` : `${c.repository}@${c.sha.slice(0, 12)}`,
+  );
+  return [
+    describe({ ...fields, changes: changeNames } as unknown as Record<string, unknown>),
+    ...checkLines(checks),
+  ].join('\n');
+}
