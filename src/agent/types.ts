@@ -40,6 +40,8 @@ export interface AgentProjectSettings {
   docsDir: string;
   /** Globs (relative to the repository root) of files the agent may write. */
   writable: string[];
+  /** Repository-relative paths never written, writable or not (DogBench: the code its change touched). */
+  readOnly?: string[];
 }
 
 /**

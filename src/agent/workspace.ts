@@ -189,6 +189,9 @@ export class Workspace {
         `Cannot write "${input}": writes are limited to the documentation directory "${this.#docsDir}/".${this.code ? ' The code outside it is read-only.' : ''}`,
       );
     }
+    if (this.project.readOnly?.includes(relative)) {
+      throw new ToolError(`Cannot write "${input}": it is code the change touched, which is read-only.`);
+    }
     if (!this.#isWritable(relative)) {
       throw new ToolError(
         `Cannot write "${input}": it matches none of the writable patterns (${this.project.writable.join(', ')}).`,

@@ -112,7 +112,18 @@ function progress(total: number) {
   };
 }
 
+/** DogBench's figures (docs/evaluation.mdx), in its names. */
+function dogbenchLines(run: EvalRun): string[] {
+  const d = run.dogbench;
+  if (!d) return [];
+  const f = (v: number | null, unit = '') => (v === null ? '—' : `${Math.round(v * 10) / 10}${unit}`);
+  return [
+    `DogBench: composite ${f(d.composite_score)}${d.complete ? '' : ' (not every item ran)'} · patch quality ${f(d.delivered_patch_quality)} · no-op recall ${f(d.no_op_recall, '%')} · P0-clean delivery ${f(d.p0_clean_delivery_percent, '%')} · decisions ${f(d.decision_accuracy_percent, '%')} right`,
+  ];
+}
+
 function human(run: EvalRun): string {
+  if (run.scoring === 'dogbench') return humanDogBench(run);
   const s = run.summary;
   const figure = (v: number | null, unit = '') => (v === null ? '—' : `${v}${unit}`);
   const tasks = (n: number, kind: string) => `${n} ${kind} task${n === 1 ? '' : 's'}`;
@@ -133,6 +144,27 @@ function human(run: EvalRun): string {
   ].join('\n');
 }
 
+function humanDogBench(run: EvalRun): string {
+  const rows = run.tasks.map((t) => [
+    t.id,
+    t.dogbench?.expected_outcome ?? '—',
+    t.dogbench?.decision ?? t.outcome,
+    t.score === null ? '—' : String(t.score),
+    t.dogbench?.mergeable ? 'yes' : 'no',
+    `${t.seconds} s`,
+  ]);
+  return [
+    table(['ITEM', 'EXPECTED', 'DECISION', 'OVERALL', 'MERGEABLE', 'TIME'], rows),
+    '',
+    ...dogbenchLines(run),
+    `${run.tasks.length} items · ${run.summary.tokens.input} tokens in, ${run.summary.tokens.output} out · ${run.summary.seconds} s · model ${run.model} · judge ${run.judge}`,
+    ...run.tasks.flatMap((t) => [
+      ...(t.error ? [`${t.id}: ${t.error}`] : []),
+      ...(t.dogbench?.judgeError ? [`${t.id}: ${t.dogbench.judgeError}`] : []),
+    ]),
+  ].join('\n');
+}
+
 export function registerEvalCommand(program: Command): void {
   program
     .command('eval')
@@ -149,6 +181,8 @@ export function registerEvalCommand(program: Command): void {
       const model = flags.model ?? process.env.DOCWRIGHT_MODEL;
       if (!model) throw usage('no model: pass --model provider/model or set DOCWRIGHT_MODEL');
       checkModel('--model', model);
+      if (flags.dogbench !== undefined && !flags.judge)
+        throw usage("--dogbench scores patches with DogBench's judge: add --judge provider/model");
       const judge = flags.judge ? { id: flags.judge, model: checkModel('--judge', flags.judge) } : null;
       if (flags.report) await checkReportPath(flags.report);
       const suite = selectTasks(await loadSuite(dir, flags), flags.tasks);

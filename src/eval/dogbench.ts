@@ -19,30 +19,29 @@
  *
  * An item becomes a task: `abstain` → `no-changes`; the docs repository at `docs.base_sha`; a
  * code change from `code.base_sha` to that base with `code.paths` as at `code.head_sha` (as
- * DogBench prepares it); the context as the instruction, framed as DogBench frames it (update
- * the documentation for the change, or change nothing and say why); the rubric as the judge's
- * criteria (src/eval/rubric.ts maps its priorities and scorings). Without --judge a patch task
- * is checked only for having changed something (a P0 requirement): its quality is the judge's.
+ * DogBench prepares it); DogBench's registered prompt as the instruction (dogbench-prompt.ts),
+ * with the change's title and description from its head commit; every path of the docs
+ * repository writable but the code the change touched there; the rubric read as DogBench reads
+ * it and scored by DogBench's judge and formula (dogbench-judge.ts, dogbench-score.ts).
+ *
+ * The folder is untrusted input: its clones are read through dataset-repository.ts (no
+ * configuration of theirs applies, nothing is fetched), and symbolic links and files over 64 MiB
+ * are refused.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { lstat, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { DocwrightError } from '../errors.ts';
-import { git } from '../git/git.ts';
-import { DEFAULT_WRITABLE } from '../projects/projects.ts';
 import { fieldErrors, fieldSummary } from '../validation.ts';
-import { parseDogBenchRubric, type Rubric } from './rubric.ts';
+import { DatasetRepository, MAX_DATASET_FILE_BYTES } from './dataset-repository.ts';
+import { dogbenchCodePrompt, dogbenchRequestPrompt } from './dogbench-prompt.ts';
+import { type DogBenchCriterion, dogbenchCriteria } from './dogbench-rubric.ts';
 import { type Suite, withUniqueIds } from './suite.ts';
 import { type InvalidTask, TASK_ID, type Task } from './task.ts';
 
-/** What a DogBench task may write besides Markdown and MDX: its repositories use Sphinx and AsciiDoc too. */
-const DOGBENCH_WRITABLE = [...DEFAULT_WRITABLE, '**/*.rst', '**/*.adoc', '**/*.txt'];
-
-const INSTRUCTION = [
-  "You maintain this project's user-facing documentation.",
-  'Review the code change or request below and the existing documentation, and decide whether users need the documentation updated.',
-  'If they do, update it. If they do not, change nothing, and say why in your summary.',
-].join(' ');
+/** DogBench's doc sources include example code (`docs_src/…py`): every path may be written. */
+const DOGBENCH_WRITABLE = ['**/*'];
 
 const sha = z.string().regex(/^[0-9a-fA-F]{40}$/, 'must be a full 40-character commit id');
 const paths = z.array(
@@ -85,11 +84,26 @@ const rubricRow = z
     message: 'needs expected_decision (patch or abstain)',
   });
 
-const exists = (file: string) =>
-  stat(file).then(
-    () => true,
-    () => false,
-  );
+/** Whether a path exists; a symbolic link is refused, whatever it points at. */
+async function exists(file: string): Promise<boolean> {
+  const stats = await lstat(file).catch(() => null);
+  if (stats?.isSymbolicLink())
+    throw new DocwrightError('invalid-request', `${file} is a symbolic link, which a dataset may not use`);
+  return stats !== null;
+}
+
+/** A dataset file's text, refusing links and files over 64 MiB. */
+async function readDatasetFile(file: string): Promise<string> {
+  const stats = await lstat(file);
+  if (stats.isSymbolicLink() || !stats.isFile())
+    throw new DocwrightError(
+      'invalid-request',
+      `${file} is not a regular file (a dataset may not use links)`,
+    );
+  if (stats.size > MAX_DATASET_FILE_BYTES)
+    throw new DocwrightError('invalid-request', `${file} is over the 64 MiB a dataset file may be`);
+  return readFile(file, 'utf8');
+}
 
 /** Lines of a JSON Lines file, parsed, with their line numbers; a bad line is an error value. */
 interface JsonLine {
@@ -125,18 +139,12 @@ async function findClone(dir: string, repoUrl: string): Promise<{ path: string }
     if (!owner || !name) return { error: `cannot tell the repository of ${repoUrl}` };
     candidates.push(path.join(dir, 'repos', owner, name), path.join(dir, owner, name), path.join(dir, name));
   }
-  for (const candidate of candidates)
-    if ((await exists(path.join(candidate, '.git'))) || (await exists(path.join(candidate, 'HEAD'))))
-      return { path: candidate };
+  for (const candidate of candidates) {
+    const found = await exists(path.join(candidate, '.git')).catch(() => true);
+    if (found || (await exists(path.join(candidate, 'HEAD')).catch(() => true))) return { path: candidate };
+  }
   const looked = candidates.map((c) => path.relative(dir, c) || '.').join(', ');
   return { error: `no local clone of ${repoUrl} (looked in ${looked})` };
-}
-
-async function hasCommit(repository: string, commit: string): Promise<boolean> {
-  return git(['cat-file', '-e', `${commit}^{commit}`], { cwd: repository }).then(
-    () => true,
-    () => false,
-  );
 }
 
 type Outcome = { expected: 'patch' | 'abstain'; rubric: string | null } | { error: string };
@@ -144,7 +152,7 @@ type Outcome = { expected: 'patch' | 'abstain'; rubric: string | null } | { erro
 /** The expected decision and rubric of each item, by instance id. */
 async function readRubrics(file: string, name: string): Promise<Map<string, Outcome>> {
   const rubrics = new Map<string, Outcome>();
-  for (const row of jsonLines(await readFile(file, 'utf8'))) {
+  for (const row of jsonLines(await readDatasetFile(file))) {
     const parsed = row.error ? undefined : rubricRow.safeParse(row.value);
     const id = parsed?.success
       ? parsed.data.instance_id
@@ -166,25 +174,37 @@ async function readRubrics(file: string, name: string): Promise<Map<string, Outc
 /** A problem that makes one item invalid (its message names the file and line). */
 class ItemError extends Error {}
 
-/** The local clone holding `commits`, or an ItemError saying what is missing. */
+/** Where the loader's clean repositories are made (dataset-repository.ts); removed when it ends. */
+interface LoadContext {
+  root: string;
+  scratch: string;
+}
+
+/** The local clone holding `commits`, read through a clean repository, or an ItemError. */
 async function cloneWith(
-  root: string,
+  context: LoadContext,
   where: string,
   part: 'docs' | 'code',
   repoUrl: string,
   commits: [string, string][],
-) {
-  const clone = await findClone(root, repoUrl);
+): Promise<{ path: string; reader: DatasetRepository }> {
+  const clone = await findClone(context.root, repoUrl);
   if ('error' in clone) throw new ItemError(`${where}: ${part}: ${clone.error}`);
+  let reader: DatasetRepository;
+  try {
+    reader = await DatasetRepository.open(clone.path, context.scratch);
+  } catch (error) {
+    throw new ItemError(`${where}: ${part}: ${(error as Error).message}`);
+  }
   for (const [field, commit] of commits) {
-    if (!(await hasCommit(clone.path, commit)))
+    if (!(await reader.hasCommit(commit)))
       throw new ItemError(`${where}: ${field} ${commit} is not in ${clone.path} (fetch it there)`);
   }
-  return clone.path;
+  return { path: clone.path, reader };
 }
 
 async function itemTask(
-  root: string,
+  context: LoadContext,
   row: JsonLine,
   rubrics: Map<string, Outcome>,
   rubricsName: string,
@@ -193,50 +213,59 @@ async function itemTask(
   if (row.error) throw new ItemError(`${where}: ${row.error}`);
   const parsed = item.safeParse(row.value);
   if (!parsed.success) throw new ItemError(`${where}: ${problems(parsed.error)}`);
-  const { instance_id: id, docs, code, context } = parsed.data;
+  const { instance_id: id, docs, code, context: itemContext } = parsed.data;
   const outcome = rubrics.get(id);
   if (!outcome) throw new ItemError(`${rubricsName}: no row for ${id}`);
   if ('error' in outcome) throw new ItemError(outcome.error);
-  let rubric: Rubric | null = null;
+  let criteria: DogBenchCriterion[] | null = null;
   if (outcome.expected === 'patch' && outcome.rubric) {
     try {
-      rubric = parseDogBenchRubric(outcome.rubric);
+      criteria = dogbenchCriteria(outcome.rubric);
     } catch (error) {
       throw new ItemError(`${rubricsName}: the rubric of ${id} ${(error as Error).message}`);
     }
   }
-  const docsClone = await cloneWith(root, where, 'docs', docs.repo_url, [['docs.base_sha', docs.base_sha]]);
+  const docsClone = await cloneWith(context, where, 'docs', docs.repo_url, [
+    ['docs.base_sha', docs.base_sha],
+  ]);
   let codeTrees: Task['code'] = null;
+  let change: Task['change'] = null;
+  let readOnly: string[] = [];
   if (code) {
-    const repository = await cloneWith(root, where, 'code', code.repo_url, [
+    const codeClone = await cloneWith(context, where, 'code', code.repo_url, [
       ['code.base_sha', code.base_sha],
       ['code.head_sha', code.head_sha],
     ]);
+    change = await codeClone.reader.message(code.head_sha);
     codeTrees = {
-      base: { kind: 'commit', repository, commit: code.base_sha },
+      base: { kind: 'commit', repository: codeClone.path, commit: code.base_sha },
       head: {
         kind: 'commit',
-        repository,
+        repository: codeClone.path,
         commit: code.base_sha,
         from: { commit: code.head_sha, paths: code.paths },
       },
     };
+    // The change's own files, where the docs live in the code's repository, stay the change's.
+    if (codeClone.path === docsClone.path) readOnly = code.paths;
   }
   const expected = outcome.expected === 'abstain' ? 'no-changes' : 'patch';
   return {
     id,
-    origin: `${path.join(root, 'items.jsonl')}:${row.line}`,
-    instruction: `${INSTRUCTION}\n\n<context>\n${context}\n</context>`,
+    origin: `${path.join(context.root, 'items.jsonl')}:${row.line}`,
+    instruction: code
+      ? dogbenchCodePrompt(code.source_url, change, itemContext)
+      : dogbenchRequestPrompt(itemContext),
     expected,
     docsDir: '.',
     writable: DOGBENCH_WRITABLE,
-    change: null,
-    docs: { kind: 'commit', repository: docsClone, commit: docs.base_sha },
+    ...(readOnly.length > 0 && { readOnly }),
+    change,
+    docs: { kind: 'commit', repository: docsClone.path, commit: docs.base_sha },
     code: codeTrees,
-    checks: [
-      { type: expected === 'patch' ? 'changed' : 'unchanged', priority: 'P0', scoring: 'requirement' },
-    ],
-    rubric,
+    checks: [],
+    rubric: null,
+    dogbench: { rubric: outcome.rubric, criteria },
   };
 }
 
@@ -249,10 +278,25 @@ export async function loadDogBench(dir: string): Promise<Suite> {
   if (!(await exists(path.join(root, rubricsName))))
     throw new DocwrightError('invalid-request', `${dir} has no rubrics.jsonl (nor outcomes.jsonl)`);
   const rubrics = await readRubrics(path.join(root, rubricsName), rubricsName);
+  const scratch = await mkdtemp(path.join(tmpdir(), 'docwright-dogbench-'));
+  try {
+    return await loadItems({ root, scratch }, itemsFile, rubrics, rubricsName, dir);
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+async function loadItems(
+  context: LoadContext,
+  itemsFile: string,
+  rubrics: Map<string, Outcome>,
+  rubricsName: string,
+  dir: string,
+): Promise<Suite> {
   const tasks = await Promise.all(
-    jsonLines(await readFile(itemsFile, 'utf8')).map(async (row): Promise<Task | InvalidTask> => {
+    jsonLines(await readDatasetFile(itemsFile)).map(async (row): Promise<Task | InvalidTask> => {
       try {
-        return await itemTask(root, row, rubrics, rubricsName);
+        return await itemTask(context, row, rubrics, rubricsName);
       } catch (error) {
         if (!(error instanceof ItemError)) throw error;
         const rawId = (row.value as { instance_id?: unknown } | undefined)?.instance_id;
@@ -262,5 +306,5 @@ export async function loadDogBench(dir: string): Promise<Suite> {
     }),
   );
   if (tasks.length === 0) throw new DocwrightError('invalid-request', `${dir}/items.jsonl holds no items`);
-  return { name: root, tasks: withUniqueIds(tasks, 'items.jsonl') };
+  return { name: context.root, tasks: withUniqueIds(tasks, 'items.jsonl'), scoring: 'dogbench' };
 }

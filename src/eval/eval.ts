@@ -13,6 +13,7 @@ import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { createPipeline } from '../worker/pipeline.ts';
 import { Worker } from '../worker/worker.ts';
+import { type DogBenchSummary, dogbenchSummary } from './dogbench-score.ts';
 import { invalidReport, runTask, type TaskReport } from './run-task.ts';
 import { type Summary, summarize } from './score.ts';
 import type { Suite } from './suite.ts';
@@ -38,8 +39,12 @@ export interface EvalRun {
   suite: string;
   model: string;
   judge: string | null;
+  /** Whose formula scored it (docs/evaluation.mdx). */
+  scoring: 'docwright' | 'dogbench';
   tasks: TaskReport[];
   summary: Summary;
+  /** DogBench's summary, in its names, when `scoring` is `dogbench`. */
+  dogbench: DogBenchSummary | null;
 }
 
 /**
@@ -77,12 +82,15 @@ export async function runEval(options: EvalOptions): Promise<EvalRun> {
           task,
         );
       });
+      const scoring = options.suite.scoring ?? 'docwright';
       return {
         suite: options.suite.name,
         model: options.model,
         judge: options.judge?.id ?? null,
+        scoring,
         tasks: reports,
         summary: summarize(reports, (Date.now() - started) / 1000),
+        dogbench: scoring === 'dogbench' ? dogbenchRunSummary(reports) : null,
       };
     } finally {
       // Cancelled: running jobs are aborted at once (their checkouts are removed as they stop).
@@ -126,11 +134,54 @@ async function runAll(
   return reports;
 }
 
+/**
+ * DogBench's summary of the items: an item that did not load is missing from the set, one that
+ * could not run scores 0 as an operational failure, and either leaves the set incomplete (no
+ * composite).
+ */
+function dogbenchRunSummary(reports: TaskReport[]): DogBenchSummary {
+  const rows = reports.flatMap((r) => (r.dogbench ? [r.dogbench] : []));
+  return dogbenchSummary(
+    rows,
+    reports.every((r) => r.dogbench !== undefined && !r.couldNotRun),
+  );
+}
+
+/** A DogBench item in the `--json` document, in DogBench's names. */
+const dogbenchTask = (t: TaskReport) => ({
+  instance_id: t.id,
+  expected_outcome: t.dogbench?.expected_outcome ?? (t.expected === 'no-changes' ? 'abstain' : 'patch'),
+  status: t.dogbench?.status ?? 'failed',
+  decision: t.dogbench?.decision ?? null,
+  decision_correct: t.dogbench?.decision_correct ?? false,
+  overall: t.dogbench?.overall ?? 0,
+  mergeable: t.dogbench?.mergeable ?? false,
+  blocking_p0: t.dogbench?.blocking_p0 ?? [],
+  criteria: t.dogbench?.verdicts ?? null,
+  judge_summary: t.dogbench?.judgeSummary ?? null,
+  judge_error: t.dogbench?.judgeError ?? null,
+  jobId: t.jobId,
+  error: t.error,
+  tokens: t.tokens,
+  seconds: t.seconds,
+});
+
 /** The `--json` document of docs/evaluation.mdx. */
 export function evalDocument(run: EvalRun) {
+  if (run.scoring === 'dogbench') {
+    return {
+      suite: run.suite,
+      model: run.model,
+      judge: run.judge,
+      scoring: 'dogbench' as const,
+      tasks: run.tasks.map(dogbenchTask),
+      summary: { ...run.dogbench, tokens: run.summary.tokens, seconds: run.summary.seconds },
+    };
+  }
   return {
     suite: run.suite,
     model: run.model,
+    scoring: 'docwright' as const,
     tasks: run.tasks.map((t) => ({
       id: t.id,
       expected: t.expected,

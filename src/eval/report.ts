@@ -8,6 +8,7 @@ import { assets } from '../dashboard/assets.ts';
 import { renderDiff } from '../dashboard/diff-view.ts';
 import { type Html, html, unsafeHtml } from '../dashboard/html.ts';
 import { formatNumber } from '../dashboard/layout.ts';
+import { dogbenchItemSection, dogbenchSummaryStats } from './dogbench-report.ts';
 import type { EvalRun } from './eval.ts';
 import type { CheckReport, TaskReport } from './run-task.ts';
 
@@ -73,8 +74,7 @@ function taskSection(report: TaskReport, index: number): Html {
     ${report.error && html`<dt>Error</dt><dd><span class="error-text">${report.error}</span></dd>`}
   </dl>
   ${report.summary && html`<h3>Agent's summary</h3><p class="detail">${report.summary}</p>`}
-  <h3>Checks</h3>
-  ${checksTable(report)}
+  ${report.dogbench ? html`<h3>DogBench verdicts</h3>${dogbenchItemSection(report.dogbench)}` : html`<h3>Checks</h3>${checksTable(report)}`}
   ${
     report.outcome === 'patch' || report.outcome === 'no-changes'
       ? html`<h3>Changes</h3>${report.outcome === 'no-changes' ? html`<p class="muted">No file was changed.</p>` : renderDiff(report.diff, {})}`
@@ -104,12 +104,16 @@ export function renderReport(run: EvalRun): string {
 </div>
 <section class="panel" aria-labelledby="summary-heading">
   <h2 id="summary-heading">Summary</h2>
-  <dl class="stats">
+  ${
+    run.dogbench
+      ? dogbenchSummaryStats(run.dogbench)
+      : html`<dl class="stats">
     <div><dt>Composite</dt><dd>${fmt(summary.composite)}</dd></div>
     <div><dt>D (patch tasks, mean score)</dt><dd>${fmt(summary.D)}</dd></div>
     <div><dt>N (no-change tasks at 100)</dt><dd>${fmt(summary.N, '%')}</dd></div>
     <div><dt>P0 clean</dt><dd>${fmt(summary.p0CleanRate, '%')}</dd></div>
-  </dl>
+  </dl>`
+  }
   <p class="small muted">${summary.tasks} tasks (${summary.patchTasks} patch, ${summary.noChangeTasks} no-change) ·
   ${formatNumber(summary.tokens.input)} tokens in · ${formatNumber(summary.tokens.output)} out · ${summary.seconds} s</p>
   <table>

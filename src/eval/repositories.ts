@@ -6,6 +6,7 @@
 import { cp, mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { git } from '../git/git.ts';
+import { DatasetRepository } from './dataset-repository.ts';
 import type { Tree } from './task.ts';
 
 const IDENTITY = [
@@ -30,29 +31,16 @@ async function writeTree(tree: Tree, target: string, signal?: AbortSignal): Prom
     for (const patch of tree.patches ?? []) await git(['apply', '--', patch], { cwd: target, signal });
     return;
   }
-  // A commit of a local clone: its files through an index of our own, so the clone is not touched.
-  const index = path.join(path.dirname(target), `.index-${path.basename(target)}`);
-  const options = { cwd: tree.repository, env: { GIT_INDEX_FILE: index }, signal };
+  // A commit of a dataset's clone, read without trusting the clone (dataset-repository.ts).
+  const dataset = await DatasetRepository.open(
+    tree.repository,
+    path.join(path.dirname(target), '.datasets'),
+    signal,
+  );
   try {
-    await git(['read-tree', tree.commit], options);
-    if (tree.from) {
-      // Each path as it is in the other commit; one that is not there is removed (mode 0).
-      const entries = await git(['ls-tree', '-r', '-z', tree.from.commit, '--', ...tree.from.paths], options);
-      const present = new Map<string, string>();
-      for (const entry of entries.split('\0').filter(Boolean)) {
-        const [meta, file] = entry.split('\t') as [string, string];
-        const [mode, , sha] = meta.split(' ');
-        present.set(file, `${mode} ${sha}\t${file}`);
-      }
-      const info = tree.from.paths.map((file) => present.get(file) ?? `0 ${'0'.repeat(40)}\t${file}`);
-      await git(['update-index', '-z', '--index-info'], {
-        ...options,
-        input: info.map((l) => `${l}\0`).join(''),
-      });
-    }
-    await git(['checkout-index', '--all', '--force', `--prefix=${target}${path.sep}`], options);
+    await dataset.writeTree(tree.commit, target, tree.from, signal);
   } finally {
-    await rm(index, { force: true });
+    await rm(dataset.dir, { recursive: true, force: true });
   }
 }
 

@@ -12,9 +12,7 @@
  *     - [P0] The configuration page documents `--max-url-length` and its default, 2048.
  *     - [P1 deduction] No page still says that URLs of any length are accepted.
  *
- * DogBench rubrics (Markdown in `rubrics.jsonl`) have a heading per criterion (`### C1 — …`)
- * with `**Priority:** P0`–`P3` and `**Scoring:** requirement | conditional | deduction_only`;
- * see `parseDogBenchRubric`.
+ * DogBench rubrics are read as DogBench reads them, in dogbench-rubric.ts.
  */
 import type { Priority, Scoring } from './score.ts';
 
@@ -72,53 +70,5 @@ export function parseRubric(text: string): Rubric {
   if (criteria.length === 0) {
     throw new Error('has no criteria: list items that start with [P0], [P1] or [P2]');
   }
-  return { criteria, guidance: guidance.join('\n').trim() };
-}
-
-const DOGBENCH_CRITERION = /^(?:#{2,6}\s+|\d+\.\s+\*\*)(C\d+[A-Za-z]?)\s*(?:[—–-]|:)\s+/;
-const HEADING = /^#{1,6}\s/;
-
-/**
- * Parses a DogBench rubric into criteria. DogBench has a fourth priority and two scorings that
- * docs/evaluation.mdx has not, mapped as: P3 → P2; `deduction_only` → deduction; `conditional` → requirement,
- * whose text tells the judge that a criterion whose condition does not arise passes (DogBench
- * leaves it out of the points instead). Each criterion keeps its whole block, pass and fail
- * descriptions included.
- */
-export function parseDogBenchRubric(markdown: string): Rubric {
-  const lines = markdown.split(/\r?\n/);
-  const criteria: Criterion[] = [];
-  const guidance: string[] = [];
-  let block: string[] | undefined;
-  const close = () => {
-    if (!block) return;
-    const text = block.join('\n').trim();
-    const priority = /\*\*Priority:\*\*\s*(P[0-3])\b/.exec(text)?.[1];
-    const scoring = /\*\*Scoring:\*\*\s*(requirement|conditional|deduction[_ -]only)\b/i.exec(text)?.[1];
-    const id = DOGBENCH_CRITERION.exec(block[0]!)?.[1];
-    if (!priority || !scoring) throw new Error(`criterion ${id} has no **Priority:** or **Scoring:**`);
-    const kind = scoring.toLowerCase();
-    criteria.push({
-      text:
-        kind === 'conditional'
-          ? `${text}\n\n(This criterion applies only when its condition arises in the change; when it does not, it passes.)`
-          : text,
-      priority: priority === 'P3' ? 'P2' : (priority as Priority),
-      scoring: kind.startsWith('deduction') ? 'deduction' : 'requirement',
-    });
-    block = undefined;
-  };
-  for (const line of lines) {
-    if (DOGBENCH_CRITERION.test(line)) {
-      close();
-      block = [line];
-    } else if (HEADING.test(line)) {
-      close();
-      guidance.push(line);
-    } else if (block) block.push(line);
-    else guidance.push(line);
-  }
-  close();
-  if (criteria.length === 0) throw new Error('has no criterion headings (### C1 — …)');
   return { criteria, guidance: guidance.join('\n').trim() };
 }

@@ -16,6 +16,8 @@ import { latestDiff } from '../jobs/diffs.ts';
 import type { RunDiffRow } from '../store/schema.ts';
 import { type CheckOutcome, evaluateCheck, type JobResult } from './checks.ts';
 import { CODE_REPOSITORY, changeMessage, jobRequest } from './code-change.ts';
+import { type DogBenchItemReport, scoreDogBenchItem } from './dogbench-item.ts';
+import { dogbenchItemRow } from './dogbench-score.ts';
 import { judge } from './judge.ts';
 import { createCodeRepository, createRepository } from './repositories.ts';
 import type { Criterion, Rubric } from './rubric.ts';
@@ -61,6 +63,8 @@ export interface TaskReport {
   summary: string | null;
   /** The job's diff as the pipeline stored it (1 MiB at most), for the report. */
   diff: RunDiffRow | undefined;
+  /** A DogBench item's row, verdicts and quotes (`--dogbench`); its `overall` is `score`. */
+  dogbench?: DogBenchItemReport;
 }
 
 export interface TaskContext {
@@ -175,6 +179,16 @@ async function judgeCriteria(
   });
 }
 
+/** The row of a DogBench item whose job failed or that could not run. */
+const dogbenchFailure = (id: string, expected: Expected): DogBenchItemReport => ({
+  ...dogbenchItemRow(id, expected === 'patch' ? 'patch' : 'abstain', 'failed', 0),
+  verdicts: null,
+  judgeSummary: null,
+  numeric: null,
+  judgeError: null,
+  judgeTokens: { input: 0, output: 0 },
+});
+
 const notEvaluated = (checks: Check[]): CheckReport[] =>
   checks.map((check) => ({ kind: 'check', check, passed: false, detail: 'not evaluated: the job failed' }));
 
@@ -200,6 +214,7 @@ export async function runTask(context: TaskContext, task: Task): Promise<TaskRep
       docsDir: task.docsDir,
       model: context.model,
       ...(task.writable && { writable: task.writable }),
+      ...(task.readOnly && { readOnly: task.readOnly }),
     });
     if (code) await app.contextRepositories.add(project.id, { name: CODE_REPOSITORY, repository: code.dir });
     const created = await app.jobs.create(project.id, jobRequest(task.instruction, code));
@@ -221,6 +236,16 @@ export async function runTask(context: TaskContext, task: Task): Promise<TaskRep
     const result: JobResult = { root: docsRepo, docsDir: task.docsDir, files, baseSite, ...changes };
     report.outcome = changes.changed.length > 0 ? 'patch' : 'no-changes';
     report.diff = await latestDiff(app.store.db, report.jobId);
+    if (task.dogbench) {
+      const job = { status: 'completed' as const, changedFiles: changes.changed.length, patch: changes.diff };
+      report.dogbench = await scoreDogBenchItem(
+        { ...task, dogbench: task.dogbench },
+        job,
+        context.judge,
+        signal,
+      );
+      return report;
+    }
     for (const check of task.checks) {
       report.checks.push({ kind: 'check', check, ...(await evaluateCheck(check, result)) });
     }
@@ -248,6 +273,12 @@ export async function runTask(context: TaskContext, task: Task): Promise<TaskRep
     const judged = report.checks.map(judgedCheck);
     report.score = taskScore(task.expected, outcome, judged);
     report.p0Clean = p0Clean(outcome, judged);
+    if (task.dogbench) {
+      // A job that failed, or an item that could not run, is an operational failure: 0.
+      report.dogbench ??= dogbenchFailure(task.id, task.expected);
+      report.score = report.dogbench.overall;
+      report.p0Clean = report.dogbench.decision_correct && report.dogbench.mergeable;
+    }
     report.seconds = Math.round((Date.now() - started) / 100) / 10;
   }
 }

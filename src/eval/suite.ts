@@ -16,6 +16,8 @@ export interface Suite {
   /** What the JSON document calls it: `builtin`, or the folder. */
   name: string;
   tasks: (Task | InvalidTask)[];
+  /** Whose figures the suite is scored with: docwright's (default) or DogBench's (`--dogbench`). */
+  scoring?: 'docwright' | 'dogbench';
 }
 
 /** A problem with a file of a task, reported as `file: problem`. */

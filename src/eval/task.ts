@@ -8,6 +8,7 @@
 import { RE2JS } from 're2js';
 import { z } from 'zod';
 import { fieldErrors, fieldSummary, globPattern, relativePath } from '../validation.ts';
+import type { DogBenchCriterion } from './dogbench-rubric.ts';
 import type { Rubric } from './rubric.ts';
 import type { Expected, Priority, Scoring } from './score.ts';
 
@@ -47,6 +48,8 @@ export interface Task {
   docsDir: string;
   /** Globs the agent may write (default: the project default). */
   writable?: string[];
+  /** Paths the agent may never write (DogBench: code its change touched in the docs repository). */
+  readOnly?: string[];
   /** The code change's pull request title and description, when the task has one. */
   change: { title: string; description: string } | null;
   /** The docs repository's base tree. */
@@ -56,6 +59,8 @@ export interface Task {
   checks: Check[];
   /** The judge's criteria (rubric.md), or null when the task has none. */
   rubric: Rubric | null;
+  /** A DogBench item: scored by DogBench's formula and judge (dogbench-score.ts), not by `checks`. */
+  dogbench?: { rubric: string | null; criteria: DogBenchCriterion[] | null };
 }
 
 /** A task that cannot run: `error` names its file and the problem. */

@@ -67,6 +67,7 @@ const projectFields = {
   ref: branchName(),
   docsDir: relativePath(),
   writable: z.array(globPattern()).min(1).max(100),
+  readOnly: z.array(relativePath()).max(10_000),
   model: model.nullable(),
   allowedModels: z.array(model).max(50),
   openaiCompatibleBaseUrl: httpUrl.nullable(),
@@ -93,6 +94,8 @@ export type ProjectUpdateInput = z.input<typeof projectUpdateInput>;
 const settingsSchema = z.object({
   docsDir: z.string().default('.'),
   writable: z.array(z.string()).default(DEFAULT_WRITABLE),
+  /** Paths the agent never writes, writable or not (`docwright eval --dogbench`: the code its change touched). */
+  readOnly: z.array(z.string()).default([]),
   allowedModels: z.array(z.string()).default([]),
   openaiCompatibleBaseUrl: z.string().nullable().default(null),
   draft: z.boolean().default(false),

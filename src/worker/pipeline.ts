@@ -159,7 +159,11 @@ export function createPipeline(app: PipelineDeps, options: PipelineOptions = {})
         const result = await agent.run(
           {
             root: checkout.dir,
-            project: { docsDir: project.settings.docsDir, writable: project.settings.writable },
+            project: {
+              docsDir: project.settings.docsDir,
+              writable: project.settings.writable,
+              readOnly: project.settings.readOnly,
+            },
             instruction: run.prompt,
             history: run.history.map((h) => ({ prompt: h.prompt, summary: h.summary, error: h.error })),
             budgets: app.config.agent,

@@ -23,6 +23,11 @@ export interface TaskModelOptions {
    * answers with text and no verdict, as a judge that ignores the tool would.
    */
   judge?: (prompt: string) => { passed: boolean; reason: string } | null;
+  /**
+   * DogBench's judge (it offers the `score` tool): the tool input to answer with, given the
+   * prompt and how many score requests came before this one (default: none, a 400).
+   */
+  dogbenchJudge?: (prompt: string, attempt: number) => unknown;
 }
 
 const text = (content: unknown): string =>
@@ -33,12 +38,19 @@ const text = (content: unknown): string =>
       : '';
 
 export function taskModel(plans: TaskPlan[], options: TaskModelOptions = {}): ScriptEntry {
+  let scores = 0;
   return (request: RecordedRequest): ScriptStep => {
     const messages = (request.body.messages ?? []) as { role: string; content: unknown }[];
     const prompt = text(messages.find((m) => m.role === 'user')?.content);
     const tools = ((request.body.tools ?? []) as { function?: { name?: string } }[]).map(
       (t) => t.function?.name,
     );
+    if (tools.includes('score')) {
+      const answer = options.dogbenchJudge?.(prompt, scores++);
+      return answer === undefined
+        ? httpError(400, { message: 'test double: no DogBench judge' })
+        : toolCall('score', answer);
+    }
     if (tools.includes('verdict')) {
       const verdict = options.judge ? options.judge(prompt) : { passed: true, reason: 'The change does it.' };
       return verdict ? toolCall('verdict', verdict) : reply('It looks fine to me.');

@@ -1,92 +1,137 @@
 // `docwright eval --dogbench DIR` on items written for this test in DogBench's published format
 // (items.jsonl, rubrics.jsonl) over local git repositories the test makes: no DogBench data.
+// Scored by DogBench's formula and judge (one call per item, quotes checked), with DogBench's
+// registered prompt, and every path of the docs repository writable but the change's code.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadDogBench } from '../../src/eval/dogbench.ts';
 import { isInvalid } from '../../src/eval/task.ts';
 import { type ScriptedServer, startOpenAIServer, toolCall } from '../doubles/openai-server.ts';
 import { taskModel } from '../doubles/task-model.ts';
+import { repository } from '../helpers/git-history.ts';
 import { runCli } from '../helpers/process.ts';
 import { temporaryDirectory } from '../helpers/temp.ts';
 
-/** A git repository at `dir` with one commit per tree; returns the commits. */
-function repository(dir: string, trees: Record<string, string>[]): string[] {
-  mkdirSync(dir, { recursive: true });
-  const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {
-      cwd: dir,
-      encoding: 'utf8',
-    }).trim();
-  git('init', '-q', '-b', 'main');
-  return trees.map((files, i) => {
-    for (const [name, content] of Object.entries(files)) {
-      mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-      writeFileSync(path.join(dir, name), content);
-    }
-    git('add', '-A');
-    git('commit', '-q', '--allow-empty', '-m', `commit ${i}`);
-    return git('rev-parse', 'HEAD');
-  });
-}
-
 const RUBRIC = [
   '# Rubric: the retry option',
-  'Semantic equivalents pass.',
   '',
   '### C1 — Document the option',
-  '',
-  '**Priority:** P0 | **Category:** completeness | **Objectivity:** objective | **Scoring:** requirement',
-  '',
+  '**Priority:** P0 | **Category:** completeness | **Scoring:** requirement',
   'The configuration guide documents `retries`.',
   '',
   '### C2 — Give its default',
-  '',
-  '**Priority:** P3 | **Category:** factual | **Objectivity:** objective | **Scoring:** requirement',
-  '',
-  'JUDGE-FAIL The default, 3, is stated.',
+  '**Priority:** P3 | **Category:** factual | **Scoring:** requirement',
+  'The default, 3, is stated.',
   '',
   '### C3 — No invented flags',
-  '',
-  '**Priority:** P1 | **Category:** safety | **Objectivity:** objective | **Scoring:** deduction_only',
-  '',
+  '**Priority:** P1 | **Category:** safety | **Scoring:** deduction_only',
   'The documentation must not invent a command-line flag.',
   '',
-  '## Summary Table',
-  '',
-  '| ID | Title |',
+  '### C4 — Migration note',
+  '**Priority:** P0 | **Category:** completeness | **Scoring:** conditional',
+  'If the patch mentions an upgrade, it says how to migrate.',
 ].join('\n');
+
+const EXAMPLE_RUBRIC = [
+  '### C1 — The example uses the new parameter',
+  '**Priority:** P0 | **Category:** examples | **Scoring:** requirement',
+  '`docs_src/tutorial.py` passes `limit=`.',
+].join('\n');
+
+const none = { triggered: null, verdict: null, violated: null };
+const quotes = {
+  triggering_patch_quote: null,
+  supporting_patch_quote: null,
+  contradicting_patch_quote: null,
+  missing_requirement: null,
+};
+
+/** DogBench's judge, scripted: the retries item's first answer quotes text the patch has not. */
+function judgeAnswer(prompt: string, attempt: number) {
+  if (prompt.includes('CELL: acme-retries')) {
+    const c1 = {
+      ...quotes,
+      id: 'C1',
+      scoring_type: 'requirement',
+      ...none,
+      verdict: 'pass',
+      supporting_patch_quote:
+        attempt === 0 ? 'retries are documented' : '`retries`: attempts after a failure.',
+      reason: 'documented',
+    };
+    return {
+      criteria: [
+        c1,
+        {
+          ...quotes,
+          id: 'C2',
+          scoring_type: 'requirement',
+          ...none,
+          verdict: 'fail',
+          missing_requirement: 'no default',
+          reason: 'missing',
+        },
+        { ...quotes, id: 'C3', scoring_type: 'deduction_only', ...none, violated: false, reason: 'clean' },
+        { ...quotes, id: 'C4', scoring_type: 'conditional', ...none, triggered: false, reason: 'no upgrade' },
+      ],
+      summary: 'Documents retries without its default.',
+    };
+  }
+  return {
+    criteria: [
+      {
+        ...quotes,
+        id: 'C1',
+        scoring_type: 'requirement',
+        ...none,
+        verdict: 'pass',
+        supporting_patch_quote: 'limit=10',
+        reason: 'ok',
+      },
+    ],
+    summary: 'Updates the example.',
+  };
+}
 
 describe('docwright eval --dogbench: DogBench-format items and rubrics over local clones', () => {
   let dir: string;
   let model: ScriptedServer;
-  let docsBase: string;
-  let codeBase: string;
-  let codeHead: string;
 
   before(async () => {
     dir = temporaryDirectory('docwright-dogbench-');
     // The docs repository: its base, then the reference change (never shown to the agent).
-    const [base, reference] = repository(path.join(dir, 'repos', 'acme', 'handbook'), [
+    const [docsBase, reference] = repository(path.join(dir, 'repos', 'acme', 'handbook'), [
       {
-        'docs/config.md': '# Configuration\n\n`timeout`: seconds to wait (default 10).\n',
-        'README.md': '# Handbook\n',
+        files: {
+          'docs/config.md': '# Configuration\n\n`timeout`: seconds to wait (default 10).\n',
+          'README.md': '# Handbook\n',
+        },
       },
-      {
-        'docs/config.md':
-          '# Configuration\n\n`timeout`: seconds to wait (default 10).\n\nREFERENCE-ANSWER `retries`\n',
-      },
+      { files: { 'docs/config.md': '# Configuration\n\nREFERENCE-ANSWER `retries`\n' } },
     ]);
-    docsBase = base!;
     // The code repository: the change touches client.py (in the item's paths) and build.sh (not).
-    [codeBase, codeHead] = repository(path.join(dir, 'service'), [
-      { 'client.py': 'TIMEOUT = 10\n', 'build.sh': 'echo build\n' },
+    const [codeBase, codeHead] = repository(path.join(dir, 'service'), [
+      { files: { 'client.py': 'TIMEOUT = 10\n', 'build.sh': 'echo build\n' } },
       {
-        'client.py': 'TIMEOUT = 10\nRETRIES = 3  # new setting: retries\n',
-        'build.sh': 'echo OUTSIDE-THE-PATHS\n',
+        files: {
+          'client.py': 'TIMEOUT = 10\nRETRIES = 3  # new setting: retries\n',
+          'build.sh': 'echo OUTSIDE-THE-PATHS\n',
+        },
+        message: 'Add client retries (#7)\n\nRetries failed calls up to 3 times.',
       },
+    ]) as [string, string];
+    // One repository for code and docs, its examples in docs_src/ (FastAPI's layout).
+    const [monoBase, monoHead] = repository(path.join(dir, 'repos', 'acme', 'mono'), [
+      {
+        files: {
+          'app/main.py': 'def items(): ...\n',
+          'docs_src/tutorial.py': 'items()\n',
+          'docs/tutorial.md': '# Tutorial\n',
+        },
+      },
+      { files: { 'app/main.py': 'def items(limit=100): ...\n' }, message: 'Add a limit to items (#9)' },
     ]) as [string, string];
     const docs = {
       repo_url: 'https://github.com/acme/handbook',
@@ -94,28 +139,27 @@ describe('docwright eval --dogbench: DogBench-format items and rubrics over loca
       head_sha: reference,
       paths: ['docs/config.md'],
     };
-    const code = (extra: Record<string, unknown> = {}) => ({
+    const code = {
       source_url: 'https://github.com/acme/service/pull/7',
       repo_url: 'https://github.com/acme/service',
       base_sha: codeBase,
       head_sha: codeHead,
       paths: ['client.py'],
-      ...extra,
-    });
+    };
     const items = [
       {
         instance_id: 'acme-retries',
-        source_url: 'https://github.com/acme/service/pull/7',
-        context: 'Add a retries setting to the client.',
+        source_url: code.source_url,
+        context: 'Users asked how to retry.',
         docs,
-        code: code(),
+        code,
       },
       {
         instance_id: 'acme-abstain',
         source_url: 'https://github.com/acme/service/pull/8',
         context: 'Refactor: rename an internal constant.',
         docs: { ...docs, head_sha: null, paths: [] },
-        code: code(),
+        code: { ...code, source_url: 'https://github.com/acme/service/pull/8' },
       },
       {
         instance_id: 'acme-docs-only',
@@ -123,6 +167,19 @@ describe('docwright eval --dogbench: DogBench-format items and rubrics over loca
         context: 'Readers ask for a README link to the configuration page.',
         docs: { ...docs, head_sha: null, paths: [] },
         code: null,
+      },
+      {
+        instance_id: 'mono-example',
+        source_url: 'https://github.com/acme/mono/pull/9',
+        context: 'The items endpoint takes a limit.',
+        docs: { repo_url: 'https://github.com/acme/mono', base_sha: monoBase, head_sha: null, paths: [] },
+        code: {
+          source_url: 'https://github.com/acme/mono/pull/9',
+          repo_url: 'https://github.com/acme/mono',
+          base_sha: monoBase,
+          head_sha: monoHead,
+          paths: ['app/main.py'],
+        },
       },
       {
         instance_id: 'acme-no-clone',
@@ -138,22 +195,15 @@ describe('docwright eval --dogbench: DogBench-format items and rubrics over loca
         docs: { ...docs, base_sha: 'f'.repeat(40) },
         code: null,
       },
-      {
-        instance_id: 'acme-malformed',
-        source_url: 'x',
-        context: 'y',
-        docs: { ...docs, base_sha: 'short' },
-        code: null,
-      },
     ];
     writeFileSync(path.join(dir, 'items.jsonl'), `${items.map((i) => JSON.stringify(i)).join('\n')}\n`);
     const rubrics = [
       { expected_decision: 'patch', instance_id: 'acme-retries', rubric: RUBRIC },
       { expected_decision: 'abstain', instance_id: 'acme-abstain', rubric: null },
       { expected_decision: 'patch', instance_id: 'acme-docs-only', rubric: null },
+      { expected_decision: 'patch', instance_id: 'mono-example', rubric: EXAMPLE_RUBRIC },
       { expected_decision: 'patch', instance_id: 'acme-no-clone', rubric: null },
       { expected_decision: 'patch', instance_id: 'acme-bad-sha', rubric: null },
-      { expected_decision: 'patch', instance_id: 'acme-malformed', rubric: null },
     ];
     writeFileSync(path.join(dir, 'rubrics.jsonl'), `${rubrics.map((r) => JSON.stringify(r)).join('\n')}\n`);
 
@@ -161,7 +211,7 @@ describe('docwright eval --dogbench: DogBench-format items and rubrics over loca
       fallback: taskModel(
         [
           {
-            match: 'Add a retries setting',
+            match: 'acme/service/pull/7',
             steps: [
               toolCall('read_file', { path: 'docs/config.md' }),
               toolCall('edit_file', {
@@ -174,14 +224,23 @@ describe('docwright eval --dogbench: DogBench-format items and rubrics over loca
           },
           {
             match: 'rename an internal constant',
-            steps: [toolCall('finish', { title: 'Nothing to do', summary: 'Internal.' })],
+            steps: [toolCall('finish', { title: 'Nothing', summary: 'Internal.' })],
           },
           {
             match: 'README link',
             steps: [toolCall('finish', { title: 'Nothing', summary: 'Wrongly abstains.' })],
           },
+          {
+            match: 'acme/mono/pull/9',
+            steps: [
+              toolCall('read_file', { path: 'docs_src/tutorial.py' }),
+              toolCall('write_file', { path: 'docs_src/tutorial.py', content: 'items(limit=10)\n' }),
+              toolCall('write_file', { path: 'app/main.py', content: 'changed by the agent\n' }),
+              toolCall('finish', { title: 'Use limit in the example', summary: 'Example.' }),
+            ],
+          },
         ],
-        { judge: (prompt) => ({ passed: !prompt.includes('JUDGE-FAIL'), reason: 'ok' }) },
+        { dogbenchJudge: judgeAnswer },
       ),
     });
   });
@@ -189,41 +248,49 @@ describe('docwright eval --dogbench: DogBench-format items and rubrics over loca
     await model.close();
   });
 
-  test('items become tasks: abstentions are no-changes tasks, rubrics judge criteria; a missing clone, commit or field makes an item invalid, naming it', async () => {
+  test("items become tasks with DogBench's prompt, its rubric read as it reads it, and the change's code read-only", async () => {
     const suite = await loadDogBench(dir);
+    assert.equal(suite.scoring, 'dogbench');
     const byId = new Map(suite.tasks.map((t) => [t.id, t]));
     const retries = byId.get('acme-retries')!;
     assert.ok(!isInvalid(retries));
-    assert.equal(retries.expected, 'patch');
     assert.deepEqual(
-      retries.rubric?.criteria.map((c) => [c.priority, c.scoring]),
+      retries.dogbench?.criteria?.map((c) => [c.id, c.priority, c.scoring]),
       [
-        ['P0', 'requirement'],
-        ['P2', 'requirement'],
-        ['P1', 'deduction'],
+        ['C1', 'P0', 'requirement'],
+        ['C2', 'P3', 'requirement'],
+        ['C3', 'P1', 'deduction_only'],
+        ['C4', 'P0', 'conditional'],
       ],
     );
-    assert.match(retries.instruction, /<context>\nAdd a retries setting to the client\.\n<\/context>/);
-    const abstain = byId.get('acme-abstain')!;
-    assert.ok(!isInvalid(abstain));
-    assert.equal(abstain.expected, 'no-changes');
+    assert.deepEqual(retries.checks, [], 'no synthetic checks');
+    assert.match(
+      retries.instruction,
+      /^You are responsible for maintaining this project's user-facing documentation\./,
+    );
+    assert.match(
+      retries.instruction,
+      /Provided code change: https:\/\/github\.com\/acme\/service\/pull\/7\.\n\nFrozen change framing:\nTitle: Add client retries \(#7\)\nDescription: Retries failed calls up to 3 times\.\n\nAdditional context from pre-existing linked issues or pull requests:\nUsers asked how to retry\.\nFor this run, the documentation workspace is the current checkout\.$/,
+    );
+    const docsOnly = byId.get('acme-docs-only')!;
+    assert.ok(!isInvalid(docsOnly));
+    assert.match(docsOnly.instruction, /Provided task request:\nReaders ask for a README link/);
+    const mono = byId.get('mono-example')!;
+    assert.ok(!isInvalid(mono));
+    assert.deepEqual(mono.readOnly, ['app/main.py']);
+    assert.deepEqual(retries.readOnly, undefined, 'code in another repository is out of reach anyway');
     const errors = Object.fromEntries(suite.tasks.filter(isInvalid).map((t) => [t.id, t.error]));
-    assert.deepEqual(Object.keys(errors).sort(), ['acme-bad-sha', 'acme-malformed', 'acme-no-clone']);
     assert.match(
       errors['acme-no-clone']!,
-      /^items\.jsonl:4: docs: no local clone of https:\/\/github\.com\/acme\/missing \(looked in repos\/acme\/missing, acme\/missing, missing\)$/,
+      /^items\.jsonl:5: docs: no local clone of https:\/\/github\.com\/acme\/missing/,
     );
     assert.match(
       errors['acme-bad-sha']!,
-      /^items\.jsonl:5: docs\.base_sha f{40} is not in .*repos\/acme\/handbook \(fetch it there\)$/,
-    );
-    assert.match(
-      errors['acme-malformed']!,
-      /^items\.jsonl:6: docs\.base_sha must be a full 40-character commit id$/,
+      /^items\.jsonl:6: docs\.base_sha f{40} is not in .*repos\/acme\/handbook \(fetch it there\)$/,
     );
   });
 
-  test('the CLI runs them through the pipeline: the code change limited to its paths, the reference answer never shown, the judge counted', async () => {
+  test("the CLI scores them with DogBench's judge and formula, in DogBench's names", async () => {
     const run = await runCli(
       [
         'eval',
@@ -241,62 +308,68 @@ describe('docwright eval --dogbench: DogBench-format items and rubrics over loca
     );
     assert.equal(run.code, 1, `invalid items: exit 1\n${run.stderr}`);
     const doc = JSON.parse(run.stdout) as {
-      suite: string;
+      scoring: string;
       tasks: {
-        id: string;
-        outcome: string;
-        score: number | null;
-        checks: { type: string; passed: boolean }[];
+        instance_id: string;
+        decision: string | null;
+        decision_correct: boolean;
+        overall: number;
+        mergeable: boolean;
+        criteria: { id: string; supporting_patch_quote: string | null }[] | null;
       }[];
+      summary: Record<string, number | boolean | null>;
     };
-    assert.equal(doc.suite, dir);
-    const byId = new Map(doc.tasks.map((t) => [t.id, t]));
-    // C1 (P0, 3) passed, C2 (P3 → P2, 1) failed, C3 kept; the `changed` P0 requirement (3) passed: 6 of 7.
-    assert.equal(byId.get('acme-retries')!.outcome, 'patch');
+    assert.equal(doc.scoring, 'dogbench');
+    const byId = new Map(doc.tasks.map((t) => [t.instance_id, t]));
+    // C1 passed, C2 failed, C3 clean (no credit), C4 not triggered (not counted): 1 of 2.
+    const retries = byId.get('acme-retries')!;
+    assert.deepEqual([retries.decision, retries.overall, retries.mergeable], ['patch', 50, true]);
+    assert.equal(retries.criteria?.[0]?.supporting_patch_quote, '`retries`: attempts after a failure.');
     assert.deepEqual(
-      byId.get('acme-retries')!.checks.map((c) => [c.type, c.passed]),
-      [
-        ['changed', true],
-        ['judge', true],
-        ['judge', false],
-        ['judge', true],
-      ],
+      [byId.get('acme-abstain')!.overall, byId.get('acme-abstain')!.decision_correct],
+      [100, true],
     );
-    assert.equal(byId.get('acme-retries')!.score, 85.7);
-    assert.equal(byId.get('acme-abstain')!.score, 100);
-    assert.equal(byId.get('acme-docs-only')!.outcome, 'no-changes');
-    assert.equal(
-      byId.get('acme-docs-only')!.score,
-      0,
-      'a patch task answered with no change fails its changed requirement',
+    assert.deepEqual(
+      [byId.get('acme-docs-only')!.decision, byId.get('acme-docs-only')!.overall],
+      ['abstain', 0],
     );
-    assert.equal(byId.get('acme-no-clone')!.outcome, 'invalid');
+    assert.equal(byId.get('mono-example')!.overall, 100, 'a docs_src example may be written');
+    // The set is incomplete (two items did not load): no composite; the patch mean is over 3 items.
+    assert.equal(doc.summary.complete, false);
+    assert.equal(doc.summary.composite_score, null);
+    assert.equal(doc.summary.delivered_patch_quality, 50);
 
+    const judgeRequests = model.requests.filter((r) => r.body.model === 'judge').map((r) => r.rawBody);
+    assert.equal(judgeRequests.length, 3, 'one call per judged item, and one retry for the bad quote');
+    assert.match(
+      judgeRequests.join('\n'),
+      /CORRECTION FROM THE PREVIOUS REJECTED ATTEMPT: C1: supporting_patch_quote is not an exact patch quote/,
+    );
     const agentPrompts = model.requests
       .filter((r) => r.body.model === 'agent')
       .map((r) => r.rawBody)
       .join('\n');
     assert.match(agentPrompts, /RETRIES = 3/, 'the code change, in its paths');
-    assert.doesNotMatch(
+    assert.doesNotMatch(agentPrompts, /OUTSIDE-THE-PATHS|REFERENCE-ANSWER/);
+    assert.match(
       agentPrompts,
-      /OUTSIDE-THE-PATHS/,
-      'files outside the paths are not part of the change',
-    );
-    assert.doesNotMatch(
-      agentPrompts,
-      /REFERENCE-ANSWER|acme\/service\/pull\/7/,
-      'neither the reference change nor the source is shown',
+      /it is code the change touched, which is read-only/,
+      "the change's own code is refused",
     );
   });
 
-  test('a folder without items.jsonl or rubrics.jsonl is a usage error', async () => {
-    const empty = temporaryDirectory('docwright-dogbench-');
+  test('--dogbench needs a judge; a folder without items.jsonl or rubrics.jsonl is a usage error', async () => {
     const env = { DOCWRIGHT_OPENAI_COMPATIBLE_BASE_URL: model.url };
-    const run = await runCli(['eval', '--dogbench', empty, '--model', 'openai-compatible/x'], env, '');
+    const noJudge = await runCli(['eval', '--dogbench', dir, '--model', 'openai-compatible/x'], env, '');
+    assert.equal(noJudge.code, 2);
+    assert.match(noJudge.stderr, /--dogbench scores patches with DogBench's judge: add --judge/);
+    const empty = temporaryDirectory('docwright-dogbench-');
+    const flags = ['--model', 'openai-compatible/x', '--judge', 'openai-compatible/j'];
+    const run = await runCli(['eval', '--dogbench', empty, ...flags], env, '');
     assert.equal(run.code, 2);
     assert.match(run.stderr, /has no items\.jsonl/);
     writeFileSync(path.join(empty, 'items.jsonl'), '');
-    const noRubrics = await runCli(['eval', '--dogbench', empty, '--model', 'openai-compatible/x'], env, '');
+    const noRubrics = await runCli(['eval', '--dogbench', empty, ...flags], env, '');
     assert.equal(noRubrics.code, 2);
     assert.match(noRubrics.stderr, /has no rubrics\.jsonl \(nor outcomes\.jsonl\)/);
   });

@@ -212,7 +212,8 @@ describe('docwright eval, a real process against the scripted model', () => {
     ]);
     assert.equal(run.code, 1, run.stderr);
     const doc = JSON.parse(run.stdout) as EvalJson;
-    assert.deepEqual(Object.keys(doc), ['suite', 'model', 'tasks', 'summary']);
+    assert.deepEqual(Object.keys(doc), ['suite', 'model', 'scoring', 'tasks', 'summary']);
+    assert.equal((doc as unknown as { scoring: string }).scoring, 'docwright');
     assert.equal(doc.suite, suite);
     assert.equal(doc.model, 'openai-compatible/scripted');
     const byId = new Map(doc.tasks.map((t) => [t.id, t]));
@@ -469,7 +470,11 @@ describe('docwright eval, a real process against the scripted model', () => {
         /--tasks: no task nope in the suite/,
       ],
       [[path.join(suite, 'missing'), '--model', 'openai-compatible/x'], {}, /is not a folder/],
-      [[suite, '--dogbench', suite, '--model', 'openai-compatible/x'], {}, /not both/],
+      [
+        [suite, '--dogbench', suite, '--model', 'openai-compatible/x', '--judge', 'openai-compatible/j'],
+        {},
+        /not both/,
+      ],
       [
         [suite, '--model', 'openai-compatible/x', '--report', '/nonexistent/dir/r.html'],
         {},

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { parseDogBenchRubric, parseRubric } from '../../src/eval/rubric.ts';
+import { parseRubric } from '../../src/eval/rubric.ts';
 import { loadBuiltinSuite, loadSuiteFolder } from '../../src/eval/suite.ts';
 import { type InvalidTask, isInvalid, type Task } from '../../src/eval/task.ts';
 import { temporaryDirectory } from '../helpers/temp.ts';
@@ -212,38 +212,6 @@ describe('rubrics', () => {
       rubric.criteria.map((c) => c.text),
       ['The one criterion.'],
     );
-  });
-
-  test("DogBench's rubric blocks: priorities P0–P3 (P3 as P2), requirement, conditional and deduction_only", () => {
-    const rubric = parseDogBenchRubric(
-      [
-        '# Rubric: a feature',
-        'Semantic equivalents pass.',
-        '### C1 — Core',
-        '**Priority:** P0 | **Category:** completeness | **Scoring:** requirement',
-        'Must document it.',
-        '### C2 — When relevant',
-        '**Priority:** P3 | **Category:** thoroughness | **Scoring:** conditional',
-        'If limits are discussed, state them.',
-        '### C3 — Guardrail',
-        '**Priority:** P1 | **Category:** safety | **Scoring:** deduction_only',
-        'Must not invent flags.',
-        '## Summary Table',
-        '| ID | Title |',
-      ].join('\n'),
-    );
-    assert.deepEqual(
-      rubric.criteria.map((c) => [c.priority, c.scoring, c.text.split('\n')[0]]),
-      [
-        ['P0', 'requirement', '### C1 — Core'],
-        ['P2', 'requirement', '### C2 — When relevant'],
-        ['P1', 'deduction', '### C3 — Guardrail'],
-      ],
-    );
-    assert.match(rubric.criteria[1]!.text, /when it does not, it passes/);
-    assert.doesNotMatch(rubric.criteria[2]!.text, /Summary Table/, 'a heading ends the block');
-    assert.match(rubric.guidance, /Semantic equivalents pass/);
-    assert.throws(() => parseDogBenchRubric('### C1 — x\nno metadata\n'), /C1 has no \*\*Priority/);
   });
 });
 
