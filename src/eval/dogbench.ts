@@ -32,6 +32,7 @@ import { git } from '../git/git.ts';
 import { DEFAULT_WRITABLE } from '../projects/projects.ts';
 import { fieldErrors, fieldSummary } from '../validation.ts';
 import { parseDogBenchRubric, type Rubric } from './rubric.ts';
+import type { Expected } from './score.ts';
 import { type Suite, withUniqueIds } from './suite.ts';
 import { type InvalidTask, TASK_ID, type Task } from './task.ts';
 
@@ -183,6 +184,10 @@ async function cloneWith(
   return clone.path;
 }
 
+/** DogBench's decision as docwright's kind of task: an abstention expects no change. */
+const expectedKind = (decision: 'patch' | 'abstain'): Expected =>
+  decision === 'abstain' ? 'no-changes' : 'patch';
+
 async function itemTask(
   root: string,
   row: JsonLine,
@@ -222,7 +227,7 @@ async function itemTask(
       },
     };
   }
-  const expected = outcome.expected === 'abstain' ? 'no-changes' : 'patch';
+  const expected = expectedKind(outcome.expected);
   return {
     id,
     origin: `${path.join(root, 'items.jsonl')}:${row.line}`,
@@ -257,7 +262,10 @@ export async function loadDogBench(dir: string): Promise<Suite> {
         if (!(error instanceof ItemError)) throw error;
         const rawId = (row.value as { instance_id?: unknown } | undefined)?.instance_id;
         const id = typeof rawId === 'string' && TASK_ID.test(rawId) ? rawId : `line-${row.line}`;
-        return { id, origin: `${itemsFile}:${row.line}`, error: error.message };
+        // The rubric's row may still say which kind the item is, when only the item is broken.
+        const outcome = rubrics.get(id);
+        const expected = outcome && !('error' in outcome) ? expectedKind(outcome.expected) : null;
+        return { id, origin: `${itemsFile}:${row.line}`, error: error.message, expected };
       }
     }),
   );

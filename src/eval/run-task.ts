@@ -93,6 +93,7 @@ const emptyReport = (task: { id: string; origin: string }): TaskReport => ({
 /** A task that did not load: it does not run, and makes the exit status 1. */
 export const invalidReport = (task: InvalidTask): TaskReport => ({
   ...emptyReport(task),
+  expected: task.expected,
   error: task.error,
   couldNotRun: true,
 });
@@ -247,7 +248,7 @@ export async function runTask(context: TaskContext, task: Task): Promise<TaskRep
     const outcome = report.outcome as Outcome;
     const judged = report.checks.map(judgedCheck);
     report.score = taskScore(task.expected, outcome, judged);
-    report.p0Clean = p0Clean(outcome, judged);
+    report.p0Clean = p0Clean(task.expected, outcome, judged);
     report.seconds = Math.round((Date.now() - started) / 100) / 10;
   }
 }

@@ -152,7 +152,7 @@ describe('docwright eval --dogbench: DogBench-format items and rubrics over loca
       { expected_decision: 'abstain', instance_id: 'acme-abstain', rubric: null },
       { expected_decision: 'patch', instance_id: 'acme-docs-only', rubric: null },
       { expected_decision: 'patch', instance_id: 'acme-no-clone', rubric: null },
-      { expected_decision: 'patch', instance_id: 'acme-bad-sha', rubric: null },
+      { expected_decision: 'abstain', instance_id: 'acme-bad-sha', rubric: null },
       { expected_decision: 'patch', instance_id: 'acme-malformed', rubric: null },
     ];
     writeFileSync(path.join(dir, 'rubrics.jsonl'), `${rubrics.map((r) => JSON.stringify(r)).join('\n')}\n`);
@@ -209,6 +209,13 @@ describe('docwright eval --dogbench: DogBench-format items and rubrics over loca
     assert.equal(abstain.expected, 'no-changes');
     const errors = Object.fromEntries(suite.tasks.filter(isInvalid).map((t) => [t.id, t.error]));
     assert.deepEqual(Object.keys(errors).sort(), ['acme-bad-sha', 'acme-malformed', 'acme-no-clone']);
+    // An invalid item still reports the kind its rubric row gives.
+    const expected = Object.fromEntries(suite.tasks.filter(isInvalid).map((t) => [t.id, t.expected]));
+    assert.deepEqual(expected, {
+      'acme-no-clone': 'patch',
+      'acme-bad-sha': 'no-changes',
+      'acme-malformed': 'patch',
+    });
     assert.match(
       errors['acme-no-clone']!,
       /^items\.jsonl:4: docs: no local clone of https:\/\/github\.com\/acme\/missing \(looked in repos\/acme\/missing, acme\/missing, missing\)$/,
