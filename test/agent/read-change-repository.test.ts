@@ -154,5 +154,15 @@ describe('read_change past the listing', () => {
     const overview = await read({});
     assert.match(overview, /^R a-new\.png \(from a-old\.png\).*\[binary\]$/m);
     assert.match(overview, /^A a-logo\.png.*\[binary\]$/m);
+    // A host that shows a rename without a diff and does not say binary (GitHub, Gitea): the repository tells.
+    const unmarked = {
+      ...change,
+      files: change.files.map((f) =>
+        f.path === 'a-new.png' ? { ...f, binary: false, additions: 0, deletions: 0 } : f,
+      ),
+    };
+    const listed = await read({}, [unmarked]);
+    assert.match(listed, /^R a-new\.png \(from a-old\.png\) \[binary\]$/m);
+    assert.match(listed, /^M a-big\.txt \(\+6000 -1\)$/m, 'text files keep their counts');
   });
 });

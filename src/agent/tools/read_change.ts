@@ -87,8 +87,31 @@ function listingCap(change: AgentChange): string {
     : `the host's listing stopped after ${plural(listed, 'file')} (its own limit)`;
 }
 
+/** Renames without a diff looked at in the repository, at most, to mark the binary ones. */
+const MAX_RENAMES_CHECKED = 20;
+
+/**
+ * The listed files, a rename without a diff marked binary when the repository says it is: a host
+ * shows no diff for a file renamed unchanged, text or binary alike (GitHub, Gitea).
+ */
+async function listedFiles(change: AgentChange, repository: ChangeRepository | null): Promise<string[]> {
+  const files = change.files.slice(0, MAX_CHANGE_FILES);
+  if (!repository) return files.map(fileLine);
+  const unknown = files
+    .filter((f) => f.status === 'renamed' && !f.binary && f.diff === null)
+    .slice(0, MAX_RENAMES_CHECKED);
+  const binary = new Set<string>();
+  await Promise.all(
+    unknown.map(async (f) => {
+      const found = await repository.diff(f.path, 0).catch(() => null);
+      if (found?.binary) binary.add(f.path);
+    }),
+  );
+  return files.map((f) => fileLine(binary.has(f.path) ? { ...f, binary: true } : f));
+}
+
 async function overview(change: AgentChange, index: number, repository: ChangeRepository | null) {
-  const files = change.files.slice(0, MAX_CHANGE_FILES).map(fileLine);
+  const files = await listedFiles(change, repository);
   if (total(change) > change.files.length) files.push(...(await unlistedFiles(change, index, repository)));
   else if (total(change) > files.length)
     files.push(
