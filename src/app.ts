@@ -1,4 +1,5 @@
 import { type Automations, createAutomations } from './automations/automations-module.ts';
+import type { ChangeDetailsOf } from './automations/change-listing.ts';
 import { automationContexts, type ContextRepositories } from './automations/repositories.ts';
 import type { Config } from './config.ts';
 import { environmentSecrets } from './environment-secrets.ts';
@@ -68,6 +69,8 @@ export interface OpenAppOptions {
   now?: () => Date;
   /** The context repositories automations watch and their webhook secrets (tests). */
   contexts?: ContextRepositories;
+  /** How automations read a change's commits and files (tests; default: through its host). */
+  changeDetails?: ChangeDetailsOf;
 }
 
 export async function openApp(config: Config, options: OpenAppOptions = {}): Promise<App> {
@@ -161,6 +164,7 @@ export async function openApp(config: Config, options: OpenAppOptions = {}): Pro
       contexts: options.contexts ?? automationContexts(contextRepositories),
       logger,
       now,
+      ...(options.changeDetails && { changeDetails: options.changeDetails }),
     }),
     signals,
     metrics: createMetrics(store),

@@ -14,6 +14,12 @@ export type { AgentChange, AgentChangeFile } from './code-types.ts';
 
 import type { AgentChange, AgentChangeFile } from './code-types.ts';
 
+/**
+ * Files of a change kept from its host's listing when the run starts (the worker resolves changes
+ * with it): read_change says when this, not the host's own listing limit, cut the list.
+ */
+export const RESOLVED_CHANGE_FILES = 300;
+
 /** Bounds of the brief in the system prompt. */
 export const BRIEF_LIMITS = {
   /** Characters of all briefs together. */
@@ -49,7 +55,9 @@ export function changeCodeFolder(change: AgentChange): string {
 /** One line per changed file: `M src/a.ts (+3 -1)`. */
 export function fileLine(file: AgentChangeFile): string {
   const status = { added: 'A', modified: 'M', removed: 'D', renamed: 'R' }[file.status];
-  const counts = file.additions === null ? '' : ` (+${file.additions} -${file.deletions ?? 0})`;
+  // A binary file has no lines: hosts count it +0 -0, which says nothing.
+  const counts =
+    file.additions === null || file.binary ? '' : ` (+${file.additions} -${file.deletions ?? 0})`;
   const from = file.previousPath && file.previousPath !== file.path ? ` (from ${file.previousPath})` : '';
   return `${status} ${file.path}${from}${counts}${file.binary ? ' [binary]' : ''}`;
 }

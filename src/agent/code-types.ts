@@ -47,8 +47,39 @@ export interface CodeSearchResult {
   notes: string[];
 }
 
+/** The paths a change touches, computed from its repository between base and head. */
+export interface CodeChangedPaths {
+  /** At most the `max` asked for. */
+  files: { path: string; status: 'added' | 'modified' | 'removed' }[];
+  total: number;
+}
+
+/** One file's change computed from its repository between base and head (src/git/change-diff.ts). */
+export interface CodePathDiff {
+  path: string;
+  status: 'added' | 'modified' | 'removed';
+  binary: boolean;
+  /** Bytes before and after (null: it did not exist). */
+  oldSize: number | null;
+  newSize: number | null;
+  /** From its first `@@`, at most the characters asked for, cut at a line end. */
+  diff: string;
+  /** Characters of the whole diff. */
+  chars: number;
+}
+
 /** Reads code by repository name; failures reject with an Error whose message the model may see. */
 export interface CodeReader {
+  /** The paths changed from `base` to `head` (full commit ids), at most `max`. */
+  changedPaths?(repository: string, base: string, head: string, max: number): Promise<CodeChangedPaths>;
+  /** One path's change from `base` to `head`; null when the change leaves it as it was. */
+  pathDiff?(
+    repository: string,
+    base: string,
+    head: string,
+    path: string,
+    maxChars: number,
+  ): Promise<CodePathDiff | null>;
   list(
     repository: string,
     path: string,

@@ -16,9 +16,11 @@ export const CONTEXT_DIR = '_context';
 export const DOCS_REPOSITORY = 'docs';
 
 export type {
+  CodeChangedPaths,
   CodeDescription,
   CodeFile,
   CodeListing,
+  CodePathDiff,
   CodeReader,
   CodeSearchQuery,
   CodeSearchResult,

@@ -18,7 +18,15 @@ export function mergedChangeArrival(
   return {
     projectId,
     keys: pullRequestKeys(name, change),
-    facts: { repository: name, files: null, labels: change.labels, headRef: change.headRef, commits: [] },
+    // Neither the event nor the listing gives the commits: they are read from the host when needed.
+    facts: {
+      repository: name,
+      files: null,
+      labels: change.labels,
+      headRef: change.headRef,
+      commits: [],
+      commitsComplete: false,
+    },
     change: { repository: name, pullRequest: change.number },
     landedAt,
   };
@@ -37,6 +45,8 @@ export function pushArrival(projectId: string, name: string, push: PushEvent): C
       labels: [],
       headRef: null,
       commits: push.commits.map((c) => ({ message: c.message })),
+      // GitLab lists 20 commits of a push at most (and docwright keeps a bounded number).
+      commitsComplete: push.totalCommits <= push.commits.length,
     },
     change: created
       ? { repository: name, commit: push.after }
@@ -50,8 +60,15 @@ export function pushedCommitArrival(projectId: string, name: string, commit: Pus
   return {
     projectId,
     keys: pushKeys(name, [commit.sha]),
-    // The listing gives the title only: a trailer is in the body, so loop safety relies on the branch prefix of merges.
-    facts: { repository: name, files: null, labels: [], headRef: null, commits: [{ message: commit.title }] },
+    // The listing gives the title only: the whole message, with its trailers, is read from the host when needed.
+    facts: {
+      repository: name,
+      files: null,
+      labels: [],
+      headRef: null,
+      commits: [{ message: commit.title }],
+      commitsComplete: false,
+    },
     change: { repository: name, commit: commit.sha },
     landedAt: commit.committedAt,
   };

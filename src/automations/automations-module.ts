@@ -10,7 +10,7 @@ import type { Logger } from '../logger.ts';
 import type { ProjectService } from '../projects/projects.ts';
 import type { Database } from '../store/schema.ts';
 import { type AutomationService, createAutomationService } from './automations.ts';
-import type { ChangeFiles } from './change-listing.ts';
+import type { ChangeDetailsOf } from './change-listing.ts';
 import { createHookDeliveryStore, type HookDeliveryStore } from './hook-deliveries.ts';
 import type { ContextRepositories } from './repositories.ts';
 
@@ -31,7 +31,7 @@ export function createAutomations(deps: {
   contexts: ContextRepositories;
   logger: Logger;
   now: () => Date;
-  changeFiles?: ChangeFiles;
+  changeDetails?: ChangeDetailsOf;
 }): Automations {
   const events = new EventEmitter();
   return {

@@ -24,8 +24,8 @@ import {
   type Trigger,
   unknownRepositories,
 } from './automation.ts';
-import { type ChangeFiles, changeFilesThroughHost } from './change-listing.ts';
-import { type ChangeFacts, judgeChange } from './filters.ts';
+import { type ChangeDetailsOf, changeDetailsThroughHost } from './change-listing.ts';
+import { type ChangeFacts, type ChangeVerdict, judgeChange } from './filters.ts';
 import type { ContextRepositories } from './repositories.ts';
 import { recordRun, selectRuns, settleRun, toRun } from './run-store.ts';
 
@@ -36,8 +36,11 @@ export interface AutomationServiceOptions {
   contexts: ContextRepositories;
   logger: Logger;
   now: () => Date;
-  /** The files of a change, for automations with `paths` (default: through the repository's host). */
-  changeFiles?: ChangeFiles;
+  /**
+   * A change's commits and files, for loop safety and automations with `paths` (default: through
+   * the repository's host).
+   */
+  changeDetails?: ChangeDetailsOf;
 }
 
 /** A change as it arrived (webhook or poll), ready to be judged by each automation. */
@@ -75,18 +78,29 @@ const toAutomation = (row: AutomationTable): Automation => ({
 export function createAutomationService(options: AutomationServiceOptions) {
   const { db } = options.store;
   const log = options.logger;
-  const changeFiles = options.changeFiles ?? changeFilesThroughHost(options);
+  const changeDetails = options.changeDetails ?? changeDetailsThroughHost(options);
 
   /**
-   * The arrival with the files its change touches, looked up once and only when an automation
-   * filters by `paths`; a host that cannot say leaves them unknown (the filter then lets it by).
+   * The arrival with what the filters need of its change and the event did not give, looked up
+   * once and only when an automation would run it: its commits (a merged pull request's event
+   * lists none; loop safety reads them) and, for `paths`, its files. A host that cannot say
+   * leaves them unknown: the commits then show nothing is docwright's, the filter lets it by.
    */
-  async function withFiles(arrival: ChangeArrival): Promise<ChangeArrival> {
-    if (arrival.facts.files !== null) return arrival;
+  async function withDetails(arrival: ChangeArrival, files: boolean): Promise<ChangeArrival> {
+    const { facts } = arrival;
     try {
-      const found = await changeFiles(arrival.projectId, arrival.change);
+      const found = await changeDetails(arrival.projectId, arrival.change, { files });
       if (!found) return arrival;
-      return { ...arrival, facts: { ...arrival.facts, files: found.files, filesComplete: found.complete } };
+      const commits = facts.commitsComplete === false ? found : facts;
+      return {
+        ...arrival,
+        facts: {
+          ...facts,
+          ...(files && facts.files === null && { files: found.files, filesComplete: found.complete }),
+          commits: commits.commits,
+          commitsComplete: commits.commitsComplete,
+        },
+      };
     } catch (error) {
       log.warn(
         {
@@ -94,7 +108,7 @@ export function createAutomationService(options: AutomationServiceOptions) {
           repository: arrival.change.repository,
           err: { message: (error as Error).message },
         },
-        'could not list the files of a change; its paths filter lets it by',
+        'could not read the commits or files of a change; it is judged on what its event said',
       );
       return arrival;
     }
@@ -306,14 +320,16 @@ export function createAutomationService(options: AutomationServiceOptions) {
       const project = await options.projects.get(arrival.projectId);
       const created: string[] = [];
       const judge = { branchPrefix: project.settings.branchPrefix };
-      let withPaths: ChangeArrival | undefined;
-      for (const automation of await automationsOf(arrival.projectId)) {
+      const automations = await automationsOf(arrival.projectId);
+      // One look at the host per change, with its files when any automation filters by paths.
+      let detailed: ChangeArrival | undefined;
+      const withFiles = automations.some(hasPaths);
+      for (const automation of automations) {
         if (arrival.landedAt !== null && arrival.landedAt < automation.createdAt) continue;
         let verdict = judgeChange(automation, arrival.facts, judge);
-        const trigger = automation.trigger;
-        if (verdict.verdict === 'run' && 'paths' in trigger && trigger.paths.length > 0) {
-          withPaths ??= await withFiles(arrival);
-          verdict = judgeChange(automation, withPaths.facts, judge);
+        if (needsDetails(automation, verdict, arrival.facts)) {
+          detailed ??= await withDetails(arrival, withFiles);
+          verdict = judgeChange(automation, detailed.facts, judge);
         }
         if (verdict.verdict === 'unwatched') continue;
         const run = await recordRun(db, arrival.keys, {
@@ -415,6 +431,22 @@ export function createAutomationService(options: AutomationServiceOptions) {
       return rows.length;
     },
   };
+}
+
+/** Whether the automation filters by `paths`. */
+const hasPaths = (automation: Automation): boolean =>
+  'paths' in automation.trigger && automation.trigger.paths.length > 0;
+
+/**
+ * Whether a verdict on what the event said may change with the change's commits or files: a run
+ * or a `label` skip may still be docwright's own change (checked first) while its commits are
+ * unknown, and a run may touch none of `paths` while its files are unknown.
+ */
+function needsDetails(automation: Automation, verdict: ChangeVerdict, facts: ChangeFacts): boolean {
+  const commitsUnknown = facts.commitsComplete === false;
+  if (verdict.verdict === 'skip') return verdict.reason === 'label' && commitsUnknown;
+  if (verdict.verdict !== 'run') return false;
+  return commitsUnknown || (facts.files === null && hasPaths(automation));
 }
 
 function parseLimit(value: unknown): number {

@@ -41,18 +41,36 @@ export async function repositoriesOf(
   return [docs, ...(await deps.contexts.accessFor(projectId))];
 }
 
-/** The files a change touches, and whether that is all of them; null when the host cannot say. */
-export type ChangeFiles = (
+/** What the filters read of a change through its host: the files it touches, and its commits. */
+export interface ChangeDetails {
+  files: string[];
+  /** Whether `files` is every file it touches (a host lists 300 or 3,000 at most). */
+  complete: boolean;
+  /** Its commits with their whole messages, oldest first (a pull request's own, no merge commit). */
+  commits: { message: string }[];
+  /** Whether `commits` is every commit of it. */
+  commitsComplete: boolean;
+}
+
+/** A change's details through its repository's host; null when the host cannot say. */
+export type ChangeDetailsOf = (
   projectId: string,
   change: RunChange,
-) => Promise<{ files: string[]; complete: boolean } | null>;
+  options: { files: boolean },
+) => Promise<ChangeDetails | null>;
 
-/** A change's files through its repository's host (for the `paths` filter), with small diff bounds. */
-export function changeFilesThroughHost(deps: {
+/** Files listed when the `paths` filter needs them (a host's own cap is 3,000). */
+const MAX_FILES = 3_000;
+
+/**
+ * A change's details through its repository's host (for loop safety and the `paths` filter):
+ * no diffs; every file only when `options.files` asks for them.
+ */
+export function changeDetailsThroughHost(deps: {
   projects: ProjectService;
   contexts: ContextRepositories;
-}): ChangeFiles {
-  return async (projectId, change) => {
+}): ChangeDetailsOf {
+  return async (projectId, change, options) => {
     const repository = (await repositoriesOf(projectId, deps)).find((r) => r.name === change.repository);
     if (!repository) return null;
     const ref: ChangeRef =
@@ -64,8 +82,15 @@ export function changeFilesThroughHost(deps: {
     const found = await createHost(
       { host: repository.host, repository: repository.repository, apiUrl: repository.apiUrl },
       { token: repository.token },
-    ).getChange(ref, { limits: { maxFiles: 3_000, maxFileDiff: 0, maxTotalDiff: 0, maxCommits: 1 } });
+    ).getChange(ref, {
+      limits: { maxFiles: options.files ? MAX_FILES : 100, maxFileDiff: 0, maxTotalDiff: 0 },
+    });
     const files = found.files.map((f) => f.path);
-    return { files, complete: found.totalFiles === null || found.totalFiles <= files.length };
+    return {
+      files,
+      complete: found.totalFiles === null || found.totalFiles <= files.length,
+      commits: found.commits.map((c) => ({ message: c.message })),
+      commitsComplete: found.totalCommits !== null && found.totalCommits <= found.commits.length,
+    };
   };
 }

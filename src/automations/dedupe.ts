@@ -33,9 +33,15 @@
  *
  * A push that merges a pull request lists the request's commits too, and a webhook's push may
  * arrive before the pull request's event: then it would run first, as a push, without the
- * request's labels. The service therefore takes a push whose head commit belongs to a merged
- * pull request (the hosts' listing can tell, merged-changes.ts) as that pull request's change,
- * keyed as such, or leaves it to the pull request's event and the poll.
+ * request's labels. A webhook's push is not mapped to its pull request here (that would cost a
+ * host call per push); it waits instead: the automation loop processes a push delivery only
+ * after `pushSettleMs` (default 20 s, src/worker/automation-loop.ts), by when the pull request's
+ * event, sent beside it, has made the run with the merge commit's key, which the push's `after`
+ * shares, so the push creates nothing. When no pull request event comes (a hook subscribed to
+ * pushes only), the push runs as a push, loop safety reading its commits (the host's merge
+ * commit names the merged branch, loop-safety.ts); the poll, whose listing does tell a merged
+ * pull request's commits from direct pushes (merged-changes.ts), then finds the pull request
+ * under the same merge commit key and creates nothing.
  */
 
 export interface MergedChangeKeys {

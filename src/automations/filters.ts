@@ -24,6 +24,12 @@ export interface ChangeFacts {
   headRef: string | null;
   /** Its commits, as many as are known (their messages carry docwright's trailer or not). */
   commits: readonly { message: string }[];
+  /**
+   * Whether `commits` is every commit of the change with its whole message (default true); false
+   * for a merged pull request before its commits are read from the host, a poll's title-only
+   * listing, or a push whose event listed some of its commits only.
+   */
+  commitsComplete?: boolean;
 }
 
 export type ChangeVerdict =

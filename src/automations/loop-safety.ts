@@ -6,7 +6,7 @@
  *
  * Trailers are read as git reads them (`git interpret-trailers --parse`), not searched for:
  * a commit that quotes "Generated-By: docwright" in its body, or has it in its title, is not
- * docwright's. A push has no head branch, so the merge commit a host writes when it merges one
+ * docwright's; trailer paragraphs added after docwright's own count with it (closingTrailers). A push has no head branch, so the merge commit a host writes when it merges one
  * of docwright's pull requests counts as docwright's when its host's default message names a
  * branch under the prefix ("Merge pull request #5 from acme/docwright/…", "Merge branch
  * 'docwright/…' into 'main'", "Merge pull request '…' (#5) from docwright/… into main").
@@ -25,30 +25,37 @@ const TRAILER_LINE = /^([A-Za-z0-9-]+)[ \t]*:[ \t]*(.*)$/;
 /** Lines git itself writes into a trailer block, which let a block hold other lines too. */
 const GIT_GENERATED = [/^Signed-off-by:/i, /^\(cherry picked from commit /];
 
-/**
- * The trailers of a commit message, as git finds them: in its last paragraph, never in the first
- * (the title), when every line of that paragraph is a trailer (lines starting with whitespace
- * continue the one before), or when a line git generates (`Signed-off-by:`) is among them and
- * they are at least a quarter of its lines. Comment lines (`#`) are passed over.
- */
-export function parseTrailers(message: string): Trailer[] {
+/** A message's lines, and its paragraphs after the title as [start, end) line ranges, in order. */
+function paragraphsOf(message: string): { lines: string[]; paragraphs: [number, number][] } {
   const lines = message.replace(/\r\n?/g, '\n').split('\n');
   const blank = (i: number) => lines[i]!.trim() === '';
-  let end = lines.length;
-  while (end > 0 && blank(end - 1)) end--;
-  let titleEnd = 0;
-  while (titleEnd < end && !blank(titleEnd)) titleEnd++;
-  let start = end;
-  // The title paragraph is never a trailer block: nothing after it is no block at all.
-  while (start > titleEnd && !blank(start - 1)) start--;
+  let i = 0;
+  // The title paragraph is never a trailer block.
+  while (i < lines.length && !blank(i)) i++;
+  const paragraphs: [number, number][] = [];
+  while (i < lines.length) {
+    while (i < lines.length && blank(i)) i++;
+    const start = i;
+    while (i < lines.length && !blank(i)) i++;
+    if (i > start) paragraphs.push([start, i]);
+  }
+  return { lines, paragraphs };
+}
 
+/**
+ * The trailers of one paragraph when git would take it for a trailer block: every line of it a
+ * trailer (lines starting with whitespace continue the one before), or a line git generates
+ * (`Signed-off-by:`) among them and trailers at least a quarter of its lines. Comment lines
+ * (`#`) are passed over. An empty list when it is no block.
+ */
+function trailerBlock(lines: readonly string[]): Trailer[] {
   const trailers: Trailer[] = [];
   let trailerLines = 0;
   let otherLines = 0;
   let generatedByGit = false;
   /** Whether the line before was a trailer (a continuation line counts with it). */
   let last: Trailer | 'other' | null = null;
-  for (const line of lines.slice(start, end)) {
+  for (const line of lines) {
     if (line.startsWith('#')) continue;
     if (/^[ \t]/.test(line) && last !== null) {
       if (last === 'other') otherLines++;
@@ -77,9 +84,38 @@ export function parseTrailers(message: string): Trailer[] {
   return isBlock ? trailers : [];
 }
 
-/** Whether the message carries `Generated-By: docwright` as a trailer. */
+/**
+ * The trailers of a commit message, as git finds them (`git interpret-trailers --parse`): those
+ * of its last paragraph, never of the first (the title), when that paragraph is a trailer block.
+ */
+export function parseTrailers(message: string): Trailer[] {
+  const { lines, paragraphs } = paragraphsOf(message);
+  const last = paragraphs.at(-1);
+  return last ? trailerBlock(lines.slice(last[0], last[1])) : [];
+}
+
+/**
+ * The trailers of every trailer block that ends the message: the last paragraph's, and those of
+ * the trailer-only paragraphs right before it. Git reads the last one only, but a co-author tool,
+ * `git commit --trailer` after an editor, or a host's squash adds its trailers as a paragraph of
+ * their own after docwright's (`Generated-By: docwright`, a blank line, `Co-authored-by: …`);
+ * the commit is still docwright's. A paragraph of prose after the trailer ends the search: a
+ * message that goes on after quoting it is not.
+ */
+export function closingTrailers(message: string): Trailer[] {
+  const { lines, paragraphs } = paragraphsOf(message);
+  const found: Trailer[] = [];
+  for (let p = paragraphs.length - 1; p >= 0; p--) {
+    const block = trailerBlock(lines.slice(paragraphs[p]![0], paragraphs[p]![1]));
+    if (block.length === 0) break;
+    found.unshift(...block);
+  }
+  return found;
+}
+
+/** Whether the message carries `Generated-By: docwright` as a trailer (closingTrailers). */
 export function generatedByDocwright(message: string): boolean {
-  return parseTrailers(message).some(
+  return closingTrailers(message).some(
     (t) =>
       t.key.toLowerCase() === GENERATED_BY.key.toLowerCase() && t.value.toLowerCase() === GENERATED_BY.value,
   );
@@ -110,6 +146,8 @@ export interface ChangeOrigin {
   headRef: string | null;
   /** The change's commits (as many as are known). */
   commits: readonly { message: string }[];
+  /** Whether `commits` is all of them (default true): a part cannot show that every one is docwright's. */
+  commitsComplete?: boolean;
 }
 
 /** Whether the change is docwright's own (`own-change`), for a project's `branchPrefix`. */
@@ -119,6 +157,7 @@ export function isOwnChange(change: ChangeOrigin, branchPrefix: string): boolean
   if (ownBranch(change.headRef)) return true;
   return (
     change.commits.length > 0 &&
+    change.commitsComplete !== false &&
     change.commits.every((c) => generatedByDocwright(c.message) || ownBranch(mergedBranchOf(c.message)))
   );
 }

@@ -37,6 +37,7 @@ import { fieldErrors, fieldSummary } from '../validation.ts';
 import { DatasetRepository, MAX_DATASET_FILE_BYTES } from './dataset-repository.ts';
 import { dogbenchCodePrompt, dogbenchRequestPrompt } from './dogbench-prompt.ts';
 import { type DogBenchCriterion, dogbenchCriteria } from './dogbench-rubric.ts';
+import type { Expected } from './score.ts';
 import { type Suite, withUniqueIds } from './suite.ts';
 import { type InvalidTask, TASK_ID, type Task } from './task.ts';
 
@@ -203,6 +204,10 @@ async function cloneWith(
   return { path: clone.path, reader };
 }
 
+/** DogBench's decision as docwright's kind of task: an abstention expects no change. */
+const expectedKind = (decision: 'patch' | 'abstain'): Expected =>
+  decision === 'abstain' ? 'no-changes' : 'patch';
+
 async function itemTask(
   context: LoadContext,
   row: JsonLine,
@@ -249,7 +254,7 @@ async function itemTask(
     // The change's own files, where the docs live in the code's repository, stay the change's.
     if (codeClone.path === docsClone.path) readOnly = code.paths;
   }
-  const expected = outcome.expected === 'abstain' ? 'no-changes' : 'patch';
+  const expected = expectedKind(outcome.expected);
   return {
     id,
     origin: `${path.join(context.root, 'items.jsonl')}:${row.line}`,
@@ -301,7 +306,10 @@ async function loadItems(
         if (!(error instanceof ItemError)) throw error;
         const rawId = (row.value as { instance_id?: unknown } | undefined)?.instance_id;
         const id = typeof rawId === 'string' && TASK_ID.test(rawId) ? rawId : `line-${row.line}`;
-        return { id, origin: `${itemsFile}:${row.line}`, error: error.message };
+        // The rubric's row may still say which kind the item is, when only the item is broken.
+        const outcome = rubrics.get(id);
+        const expected = outcome && !('error' in outcome) ? expectedKind(outcome.expected) : null;
+        return { id, origin: `${itemsFile}:${row.line}`, error: error.message, expected };
       }
     }),
   );

@@ -97,6 +97,7 @@ const emptyReport = (task: { id: string; origin: string }): TaskReport => ({
 /** A task that did not load: it does not run, and makes the exit status 1. */
 export const invalidReport = (task: InvalidTask): TaskReport => ({
   ...emptyReport(task),
+  expected: task.expected,
   error: task.error,
   couldNotRun: true,
 });
@@ -272,7 +273,7 @@ export async function runTask(context: TaskContext, task: Task): Promise<TaskRep
     const outcome = report.outcome as Outcome;
     const judged = report.checks.map(judgedCheck);
     report.score = taskScore(task.expected, outcome, judged);
-    report.p0Clean = p0Clean(outcome, judged);
+    report.p0Clean = p0Clean(task.expected, outcome, judged);
     if (task.dogbench) {
       // A job that failed, or an item that could not run, is an operational failure: 0.
       report.dogbench ??= dogbenchFailure(task.id, task.expected);

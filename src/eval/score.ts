@@ -33,21 +33,30 @@ export const deductionPoints = (check: Pick<JudgedCheck, 'priority' | 'points'>)
 const p0RequirementsPassed = (checks: readonly JudgedCheck[]): boolean =>
   checks.every((c) => c.scoring !== 'requirement' || c.priority !== 'P0' || c.passed);
 
-/** Whether the task's every P0 requirement passed; a failed job never is (it delivered nothing). */
-export const p0Clean = (outcome: Outcome, checks: readonly JudgedCheck[]): boolean =>
-  outcome !== 'failed' && p0RequirementsPassed(checks);
+/**
+ * Whether a patch task's job delivered nothing: it completed without changing a file. Its
+ * checks do not count then, since `valid` or `unchanged` hold for an untouched tree and would
+ * give a model that never writes a score.
+ */
+const deliveredNothing = (expected: Expected, outcome: Outcome): boolean =>
+  outcome === 'failed' || (expected === 'patch' && outcome === 'no-changes');
+
+/** Whether the task's every P0 requirement passed; a job that delivered nothing never is. */
+export const p0Clean = (expected: Expected, outcome: Outcome, checks: readonly JudgedCheck[]): boolean =>
+  !deliveredNothing(expected, outcome) && p0RequirementsPassed(checks);
 
 /** One decimal place: the figures people compare. */
 const round = (value: number): number => Math.round(value * 10) / 10;
 
 /**
  * A task's score, 0–100. A failed job scores 0. A `no-changes` task scores 100 when the job
- * completed with no changed file, else 0. A `patch` task scores its passed requirement points over
- * its possible requirement points × 100 (100 when it has no requirement), less each violated
- * deduction's points, floored at 0, and at most 60 when a P0 requirement failed.
+ * completed with no changed file, else 0. A `patch` task whose job changed nothing scores 0;
+ * otherwise its passed requirement points over its possible requirement points × 100 (100 when it
+ * has no requirement), less each violated deduction's points, floored at 0, and at most 60 when a
+ * P0 requirement failed.
  */
 export function taskScore(expected: Expected, outcome: Outcome, checks: readonly JudgedCheck[]): number {
-  if (outcome === 'failed') return 0;
+  if (deliveredNothing(expected, outcome)) return 0;
   if (expected === 'no-changes') return outcome === 'no-changes' ? 100 : 0;
   let possible = 0;
   let earned = 0;

@@ -10,7 +10,8 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { DocwrightError } from '../errors.ts';
 import { parseRubric, type Rubric } from './rubric.ts';
-import { type InvalidTask, parseTaskJson, type Task, type TaskJson, type Tree } from './task.ts';
+import type { Expected } from './score.ts';
+import { expectedOf, type InvalidTask, parseTaskJson, type Task, type TaskJson, type Tree } from './task.ts';
 
 export interface Suite {
   /** What the JSON document calls it: `builtin`, or the folder. */
@@ -22,6 +23,8 @@ export interface Suite {
 
 /** A problem with a file of a task, reported as `file: problem`. */
 class TaskFileError extends Error {
+  /** What the task expects, when its task.json says so (set once task.json is read). */
+  expected: Expected | null = null;
   constructor(file: string, problem: string) {
     super(`${file}: ${problem}`);
   }
@@ -58,6 +61,19 @@ interface TaskTrees {
 async function loadTask(dir: string, trees: (json: TaskJson) => Promise<TaskTrees>): Promise<Task> {
   const text = await readOptional(path.join(dir, 'task.json'));
   if (text === undefined) throw new TaskFileError('task.json', 'missing');
+  try {
+    return await taskFrom(dir, text, trees);
+  } catch (error) {
+    if (error instanceof TaskFileError) error.expected = expectedOf(text);
+    throw error;
+  }
+}
+
+async function taskFrom(
+  dir: string,
+  text: string,
+  trees: (json: TaskJson) => Promise<TaskTrees>,
+): Promise<Task> {
   let json: TaskJson;
   try {
     json = parseTaskJson(text);
@@ -134,7 +150,7 @@ async function loadTasks(
         return await loadTask(dir, trees(dir));
       } catch (error) {
         if (!(error instanceof TaskFileError)) throw error;
-        return { id: path.basename(dir), origin: dir, error: error.message };
+        return { id: path.basename(dir), origin: dir, error: error.message, expected: error.expected };
       }
     }),
   );
@@ -154,6 +170,7 @@ export function withUniqueIds(tasks: (Task | InvalidTask)[], file: string): (Tas
       id: task.id,
       origin: task.origin,
       error: `${file}: id "${task.id}" is already the id of ${first}`,
+      expected: task.expected,
     };
   });
 }

@@ -68,6 +68,8 @@ export interface InvalidTask {
   id: string;
   origin: string;
   error: string;
+  /** What the task expects when that much can be read (the report says it), else null. */
+  expected: Expected | null;
 }
 
 export const isInvalid = (task: Task | InvalidTask): task is InvalidTask => 'error' in task;
@@ -144,6 +146,21 @@ const taskJson = z
   });
 
 export type TaskJson = z.output<typeof taskJson>;
+
+/**
+ * What a task.json says it expects, read on its own: a task that is invalid for another reason
+ * still reports its kind. Null when the text is not JSON or names no kind.
+ */
+export function expectedOf(text: string): Expected | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const expected = (value as { expected?: unknown } | null)?.expected;
+  return expected === 'patch' || expected === 'no-changes' ? expected : null;
+}
 
 /** Parses the text of a task.json; throws an Error whose message lists every problem. */
 export function parseTaskJson(text: string): TaskJson {

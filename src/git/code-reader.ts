@@ -10,6 +10,14 @@
  * Credentials reach git through `env` only, as for every other git command.
  */
 import { CatFileBatch } from './cat-file.ts';
+import {
+  type ChangedPaths,
+  changedPaths,
+  ensureCommit,
+  mergeBaseOf,
+  type PathDiff,
+  pathDiff,
+} from './change-diff.ts';
 import { type FetchLock, unlocked } from './checkout.ts';
 import { type GitOptions, git } from './git.ts';
 
@@ -128,7 +136,7 @@ function pickFiles(name: string) {
 const isBlobMode = (mode: number) => (mode & 0o170000) !== 0o040000 && (mode & 0o170000) !== 0o160000;
 
 /** What a code context reads from: a GitCodeReader, or one that opens its repository when first read. */
-export type CodeSource = Pick<GitCodeReader, 'list' | 'read' | 'scan'>;
+export type CodeSource = Pick<GitCodeReader, 'list' | 'read' | 'scan' | 'changedPaths' | 'pathDiff'>;
 
 export class GitCodeReader {
   readonly commit: string;
@@ -136,6 +144,8 @@ export class GitCodeReader {
   readonly #objects: CatFileBatch;
   /** Folders whose missing files a read fetched, or is fetching (see `#readAhead`). */
   readonly #readAheads = new Map<string, Promise<void>>();
+  /** Merge bases of the changes read (change-diff.ts), by `base..head`. */
+  readonly #mergeBases = new Map<string, Promise<string>>();
   /** Whether every blob the repository holds was fetched by a read-ahead of this reader (see `blobless`). */
   #blobless: boolean;
 
@@ -443,6 +453,33 @@ export class GitCodeReader {
         { ...this.#gitOptions(), input: `${oids.join('\n')}\n` },
       ),
     );
+  }
+
+  /** The paths `head` changed since it branched off `base` (change-diff.ts). */
+  async changedPaths(base: string, head: string, max: number): Promise<ChangedPaths> {
+    return changedPaths(await this.#mergeBase(base, head), head, max, this.#gitOptions());
+  }
+
+  /** One path's change since `head` branched off `base` (change-diff.ts), bounded to `maxChars`. */
+  async pathDiff(base: string, head: string, path: string, maxChars: number): Promise<PathDiff | null> {
+    return pathDiff(await this.#mergeBase(base, head), head, path, maxChars, this.#gitOptions());
+  }
+
+  /** The merge base of a change's base and head, both fetched when missing; found once per pair. */
+  #mergeBase(base: string, head: string): Promise<string> {
+    const key = `${base}..${head}`;
+    let found = this.#mergeBases.get(key);
+    if (!found) {
+      const lock = this.#options.lock ?? unlocked;
+      found = (async () => {
+        for (const commit of [base, head]) await ensureCommit(commit, this.#gitOptions(), lock);
+        return mergeBaseOf(base, head, this.#gitOptions(), lock);
+      })();
+      // A failure is not remembered: the next read tries again.
+      found.catch(() => this.#mergeBases.delete(key));
+      if (this.#mergeBases.size < 100) this.#mergeBases.set(key, found);
+    }
+    return found;
   }
 
   #gitOptions(): GitOptions {

@@ -4,6 +4,7 @@
  * credentials ends the run with `change-unavailable`, the host's answer in the message, before
  * any model call.
  */
+import { RESOLVED_CHANGE_FILES } from '../agent/change.ts';
 import type { Change, ChangeRef } from '../git/hosts/change.ts';
 import { type CodeHost, HostError } from '../git/hosts/index.ts';
 import type { ChangeRequest, JobChange } from '../jobs/changes.ts';
@@ -51,7 +52,7 @@ export async function resolveChanges(
     try {
       resolved.push({
         repository: request.repository,
-        change: await host.getChange(refOf(request), { signal }),
+        change: await host.getChange(refOf(request), { limits: { maxFiles: RESOLVED_CHANGE_FILES }, signal }),
       });
     } catch (error) {
       if (signal?.aborted) throw error;

@@ -6,8 +6,10 @@
  * matching, every answer bounded whatever the request asks.
  */
 import {
+  type CodeChangedPaths,
   type CodeFile,
   type CodeListing,
+  type CodePathDiff,
   type CodeReader,
   type CodeSearchQuery,
   type CodeSearchResult,
@@ -35,6 +37,17 @@ export interface GitCodeContextOptions {
   maxSearchFiles?: number;
 }
 
+/** Paths of a change listed from git at most, and characters of one file's diff sent. */
+export const MAX_CHANGED_PATHS = 10_000;
+export const MAX_PATH_DIFF_CHARS = 100_000;
+
+/** A commit id as the change resolution gave it (a full id), or a tool error. */
+function commitOf(value: string): string {
+  if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(value))
+    throw new ToolError(`"${value}" is not a commit id of the change.`);
+  return value;
+}
+
 const within = (path: string, dir: string) => dir === '.' || path === dir || path.startsWith(`${dir}/`);
 
 /** A CodeReader answering from git; close the git readers when the run is over. */
@@ -59,6 +72,23 @@ export function gitCodeContext(options: GitCodeContextOptions): CodeReader {
         filter: filterOf(dir, glob, exclude),
       });
       return { files: listed.files.sort(compareStrings), total: listed.total, exists: listed.exists };
+    },
+
+    async changedPaths(repository, base, head, max): Promise<CodeChangedPaths> {
+      return readerOf(repository).changedPaths(
+        commitOf(base),
+        commitOf(head),
+        Math.min(Math.max(0, max), MAX_CHANGED_PATHS),
+      );
+    },
+
+    async pathDiff(repository, base, head, path, maxChars): Promise<CodePathDiff | null> {
+      return readerOf(repository).pathDiff(
+        commitOf(base),
+        commitOf(head),
+        normaliseInput(path),
+        Math.min(Math.max(0, maxChars), MAX_PATH_DIFF_CHARS),
+      );
     },
 
     async read(repository, path): Promise<CodeFile> {

@@ -8,7 +8,7 @@
 import type { CodeReader } from '../agent/code.ts';
 import { ToolError } from '../agent/types.ts';
 
-export type CodeOperation = 'list' | 'read' | 'search';
+export type CodeOperation = 'list' | 'read' | 'search' | 'changed-paths' | 'path-diff';
 
 export interface CodeRequest {
   type: 'code';
@@ -49,6 +49,9 @@ export function codeReaderClient(send: (request: CodeRequest) => void): {
       list: (repository, path, options) => call('list', repository, path, options),
       read: (repository, path) => call('read', repository, path),
       search: (repository, query) => call('search', repository, query),
+      changedPaths: (repository, base, head, max) => call('changed-paths', repository, base, head, max),
+      pathDiff: (repository, base, head, path, maxChars) =>
+        call('path-diff', repository, base, head, path, maxChars),
     },
     deliver(reply) {
       const pending = waiting.get(reply.id);
@@ -98,6 +101,8 @@ export async function answerCodeRequest(
         ...(typeof query.exclude === 'string' ? { exclude: query.exclude } : {}),
         deadline: typeof query.deadline === 'number' ? query.deadline : Date.now() + 10_000,
       });
+    } else if (request.op === 'changed-paths' || request.op === 'path-diff') {
+      value = await answerChangeRequest(reader, request);
     } else {
       throw new ToolError('Unknown code request.');
     }
@@ -119,4 +124,17 @@ function failureMessage(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   const line = text.split('\n')[0] ?? '';
   return `the code could not be read (${line.replace(/\/\S*\/mirrors?\/\S*/g, '<mirror>').slice(0, MAX_MESSAGE_CHARS)})`;
+}
+
+/** A change's paths or one path's diff, computed by the parent from the repository. */
+function answerChangeRequest(reader: CodeReader, request: CodeRequest): Promise<unknown> {
+  const [base, head, third, fourth] = request.args;
+  if (typeof base !== 'string' || typeof head !== 'string') throw new ToolError('Invalid change request.');
+  if (request.op === 'changed-paths') {
+    if (!reader.changedPaths || typeof third !== 'number') throw new ToolError('Invalid change request.');
+    return reader.changedPaths(request.repository, base, head, third);
+  }
+  if (!reader.pathDiff || typeof third !== 'string' || typeof fourth !== 'number')
+    throw new ToolError('Invalid change request.');
+  return reader.pathDiff(request.repository, base, head, third, fourth);
 }

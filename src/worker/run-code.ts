@@ -203,6 +203,8 @@ function lazySource(
     list: async (...args) => (await source()).list(...args),
     read: async (...args) => (await source()).read(...args),
     scan: async (...args) => (await source()).scan(...args),
+    changedPaths: async (...args) => (await source()).changedPaths(...args),
+    pathDiff: async (...args) => (await source()).pathDiff(...args),
   };
 }
 

@@ -224,7 +224,7 @@ describe('read_change', () => {
     );
     assert.ok(output.length < 31_000, `bounded (${output.length})`);
     assert.ok(
-      /The diff was cut after [\d,]+ of 560,020 characters\. Read the file at the change's head with read_file "_context\/api\/lib\/export\.ts"/.test(
+      /The diff was cut after [\d,]+ of 560,020 characters: read_change shows 30,000 characters of one file's diff\. Read the file at the change's head with read_file "_context\/api\/lib\/export\.ts"/.test(
         output,
       ),
       output.slice(-300),

@@ -12,6 +12,7 @@ import { type App, openApp } from '../../src/app.ts';
 import type { ContextRepositories } from '../../src/automations/repositories.ts';
 import { recordRun } from '../../src/automations/run-store.ts';
 import { loadConfig } from '../../src/config.ts';
+import { commitMessage } from '../../src/git/commit.ts';
 import { createLogger } from '../../src/logger.ts';
 import { buildServer } from '../../src/server.ts';
 import { AutomationLoop } from '../../src/worker/automation-loop.ts';
@@ -180,6 +181,34 @@ describe('changes, the rate limit and outcomes', () => {
     const { runs } = await t.app.automations.service.runs(projectId, automation.id);
     assert.equal(runs.length, 1);
     assert.deepEqual(runs[0]!.trigger.changes, [{ repository: 'docs', commit: sha }]);
+  });
+
+  test("a commit of docwright's found by poll is its own change: its whole message is read, trailers and all", async () => {
+    const { projectId, repository } = await seedProject(t.app);
+    const automation = await t.app.automations.service.create(projectId, {
+      name: 'Style',
+      trigger: { type: 'docs-push' },
+      instruction: 'Enforce the style guide.',
+    });
+    writeFileSync(path.join(repository, 'style.mdx'), '# Style\n');
+    const date = new Date(Date.now() + 5_000).toISOString();
+    const git = (...args: string[]) =>
+      execFileSync('git', args, {
+        cwd: repository,
+        env: { ...process.env, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date },
+      })
+        .toString()
+        .trim();
+    git('add', '-A');
+    // The listing gives the title only; the trailer, with a co-author's paragraph after it, is in the body.
+    const message = `${commitMessage('Apply the style guide', '', 'run_1')}\n\nCo-authored-by: Grace <g@example.com>`;
+    git('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', message);
+    assert.equal(await loop.poll(), 1);
+    const { runs } = await t.app.automations.service.runs(projectId, automation.id);
+    assert.deepEqual(
+      runs.map((r) => [r.outcome, r.reason, r.jobId]),
+      [['skipped', 'own-change', null]],
+    );
   });
 
   test('paths: a change touching none of them is skipped (paths), one touching them runs; files come from the host', async () => {

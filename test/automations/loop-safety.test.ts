@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { describe, test } from 'node:test';
 import {
+  closingTrailers,
   generatedByDocwright,
   isOwnChange,
   mergedBranchOf,
@@ -32,6 +33,7 @@ const MESSAGES = [
   'Title\nsecond title line\nGenerated-By: docwright',
   'Title\n\n    Generated-By: docwright',
   'Title\n\n:no key\nGenerated-By: docwright',
+  'Title\n\nbody\n\nGenerated-By: docwright\n\nCo-authored-by: Grace <grace@example.com>\n',
 ];
 
 /** git's own reading of a message's trailers: `Key: value` lines. */
@@ -73,6 +75,9 @@ describe('generatedByDocwright', () => {
       'Title\n\nGenerated-By: docwright',
       'Title\n\nbody\n\ngenerated-by: DocWright\nCo-authored-by: Grace <grace@example.com>',
       'Title\n\nSome words\nSigned-off-by: Ada <ada@example.com>\nGenerated-By: docwright',
+      // In a trailer block with other trailers.
+      'Title\n\nbody\n\nReviewed-by: Ada\nGenerated-By: docwright\nCo-authored-by: Grace <grace@example.com>',
+      'Title\n\nbody\n\nSigned-off-by: Ada <ada@example.com>\nGenerated-By: docwright\nsee the run\n',
     ];
     const no = [
       'Generated-By: docwright',
@@ -86,6 +91,37 @@ describe('generatedByDocwright', () => {
     ];
     for (const message of yes) assert.ok(generatedByDocwright(message), JSON.stringify(message));
     for (const message of no) assert.ok(!generatedByDocwright(message), JSON.stringify(message));
+  });
+
+  test("a paragraph of trailers added after docwright's (a co-author, a squash) keeps it docwright's; prose after it does not", () => {
+    const yes = [
+      `${commitMessage('Update the quickstart', 'Explains --json.', 'run_1')}\n\nCo-authored-by: Grace <grace@example.com>\n`,
+      'Title\n\nbody\n\nGenerated-By: docwright\n\nCo-authored-by: Grace <grace@example.com>',
+      'Title\n\nGenerated-By: docwright\n\nCo-authored-by: Ada <ada@example.com>\nCo-authored-by: Grace <g@example.com>\n\nSigned-off-by: Ada <ada@example.com>\n',
+    ];
+    const no = [
+      'Title\n\nGenerated-By: docwright\n\nA later paragraph.\n\nCo-authored-by: Grace <grace@example.com>',
+      'Title\n\nGenerated-By: docwright\n\nA later paragraph.',
+      'Generated-By: docwright\n\nCo-authored-by: Grace <grace@example.com>',
+    ];
+    for (const message of yes) {
+      assert.ok(generatedByDocwright(message), JSON.stringify(message));
+      assert.ok(
+        !parseTrailers(message).some((t) => t.key === 'Generated-By'),
+        'git itself reads the last paragraph only',
+      );
+    }
+    for (const message of no) assert.ok(!generatedByDocwright(message), JSON.stringify(message));
+    assert.deepEqual(
+      closingTrailers(
+        'Title\n\nbody\n\nGenerated-By: docwright\nDocwright-Run: run_1\n\nCo-authored-by: Grace <g@x>',
+      ),
+      [
+        { key: 'Generated-By', value: 'docwright' },
+        { key: 'Docwright-Run', value: 'run_1' },
+        { key: 'Co-authored-by', value: 'Grace <g@x>' },
+      ],
+    );
   });
 });
 
@@ -134,6 +170,16 @@ describe('isOwnChange', () => {
     assert.ok(isOwnChange({ headRef: 'feature/x', commits: [own] }, prefix));
     assert.ok(!isOwnChange({ headRef: null, commits: [own, human] }, prefix));
     assert.ok(!isOwnChange({ headRef: null, commits: [] }, prefix), "no commits known: not docwright's");
+    assert.ok(
+      !isOwnChange({ headRef: null, commits: [own, own], commitsComplete: false }, prefix),
+      "some of its commits only (a push event's first 20): not known to be docwright's",
+    );
+  });
+
+  test("a push of docwright's commit with a co-author paragraph after its trailer", () => {
+    const coAuthored = { message: `${own.message}\n\nCo-authored-by: Grace <grace@example.com>` };
+    assert.ok(isOwnChange({ headRef: null, commits: [coAuthored] }, prefix));
+    assert.ok(isOwnChange({ headRef: null, commits: [own, coAuthored] }, prefix));
   });
 
   test("a push of the merge of docwright's pull request: its commits and the host's merge commit", () => {

@@ -5,6 +5,7 @@
 // repository has no `ref`: its default branch is asked of GitHub.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { commitMessage } from '../../src/git/commit.ts';
 import { AutomationLoop } from '../../src/worker/automation-loop.ts';
 import { createGitRepository } from '../doubles/git-repository.ts';
 import { type GitHubApi, startGitHubApi } from '../doubles/github-api.ts';
@@ -18,6 +19,8 @@ describe('polling a GitHub context repository', () => {
   let t: TestApp;
   const repo = createGitRepository({ 'README.md': '# app\n', 'src/app.ts': 'export {};\n' });
   let clock = repo.now();
+  let base: string | undefined;
+  const baseUrl = async () => (base ??= await t.listen());
 
   function pullWith(branch: string, files: Record<string, string>, labels: string[] = []) {
     repo.commit(branch, files, { from: 'main', message: `Change ${branch}` });
@@ -104,7 +107,7 @@ describe('polling a GitHub context repository', () => {
       .pulls.find((p) => p.number === feature.number)!.mergeCommitSha;
     payload.pull_request.labels = [];
     const body = JSON.stringify(payload);
-    const res = await fetch(`${await t.listen()}/hooks/${project.id}/app`, {
+    const res = await fetch(`${await baseUrl()}/hooks/${project.id}/app`, {
       method: 'POST',
       headers: signedHeaders('github', 'pull_request', body, context.webhookSecret),
       body,
@@ -113,6 +116,89 @@ describe('polling a GitHub context repository', () => {
     await loop.processDeliveries();
     assert.equal((await runsOf(all.id)).length, 3);
     assert.equal((await runsOf(sources.id)).length, 3);
+    assert.deepEqual(github.violations, []);
+  });
+
+  test("a pull request whose commits all carry docwright's trailer is its own change, from any branch, by poll and by webhook", async () => {
+    const project = await t.app.projects.create({
+      name: 'Docs 2',
+      repository: 'https://github.com/octo/docs2',
+      token: TOKEN,
+      ref: 'main',
+      model: 'openai/gpt-test',
+    });
+    const context = await t.app.contextRepositories.add(project.id, {
+      name: 'app',
+      repository: 'https://github.com/octo/app',
+      apiUrl: github.baseUrl,
+      token: TOKEN,
+    });
+    const automation = await t.app.automations.service.create(project.id, {
+      name: 'Every change',
+      trigger: { type: 'code-change' },
+      instruction: 'Update the docs.',
+    });
+    repo.tick(60_000);
+    // Branches outside the prefix (docwright/): only the commits can tell.
+    const own = commitMessage('Sync the docs', 'Explains --json.', 'run_01');
+    const coAuthored = `${own}\n\nCo-authored-by: Grace <grace@example.com>`;
+    const pullOf = (branch: string, messages: string[]) => {
+      messages.forEach((message, i) => {
+        repo.commit(branch, { [`${branch}-${i}.md`]: `${i}\n` }, { from: 'main', message });
+      });
+      return github.openPull('octo/app', { head: branch, base: 'main', title: `Pull ${branch}` });
+    };
+    const bot = pullOf('bots/sync', [own, coAuthored]);
+    github.mergePull('octo/app', bot.number);
+    const mixed = pullOf('bots/mixed', [own, 'Fix the limit by hand']);
+    github.mergePull('octo/app', mixed.number, 'squash');
+    clock = repo.now();
+
+    const loop = new AutomationLoop(t.app, { pollSeconds: 0, pushSettleMs: 0 });
+    // The first test's project watches this repository too: its automations run these as well.
+    assert.equal(await loop.poll(), 6);
+    const runs = async () =>
+      new Map(
+        (await t.app.automations.service.runs(project.id, automation.id)).runs.map((r) => [
+          (r.trigger.changes[0] as { pullRequest: number }).pullRequest,
+          [r.outcome, r.reason],
+        ]),
+      );
+    assert.deepEqual(
+      await runs(),
+      new Map([
+        [bot.number, ['skipped', 'own-change']],
+        [mixed.number, ['running', null]],
+      ]),
+    );
+
+    // By webhook: the event lists no commits; they are read from GitHub.
+    repo.tick(60_000);
+    const second = pullOf('bots/second', [coAuthored]);
+    const merged = github.mergePull('octo/app', second.number);
+    const payload = samplePayload('github-pull-request-merged');
+    payload.repository.html_url = 'https://github.com/octo/app';
+    payload.number = second.number;
+    payload.pull_request.number = second.number;
+    payload.pull_request.merge_commit_sha = merged.mergeCommitSha;
+    payload.pull_request.head.ref = 'bots/second';
+    payload.pull_request.head.sha = merged.headSha;
+    payload.pull_request.labels = [];
+    const body = JSON.stringify(payload);
+    const res = await fetch(`${await baseUrl()}/hooks/${project.id}/app`, {
+      method: 'POST',
+      headers: signedHeaders('github', 'pull_request', body, context.webhookSecret),
+      body,
+    });
+    assert.equal(res.status, 202);
+    await loop.processDeliveries();
+    assert.deepEqual((await runs()).get(second.number), ['skipped', 'own-change']);
+    assert.equal(
+      (await t.app.store.db.selectFrom('jobs').select('id').where('project_id', '=', project.id).execute())
+        .length,
+      1,
+      'only the mixed pull request started a job',
+    );
     assert.deepEqual(github.violations, []);
   });
 });

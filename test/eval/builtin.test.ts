@@ -1,7 +1,7 @@
 // The built-in suite through `docwright eval` (no SUITE_DIR), as a real process with the real
 // pipeline: a model that solves every task scores 100 on each (so every check can be met by a
-// reasonable change), and a model that changes nothing passes the no-change tasks and fails a
-// P0 requirement of every patch task (so the checks notice missing work).
+// reasonable change), and a model that changes nothing passes the no-change tasks, scores 0 on
+// every patch task and fails a P0 requirement of each (so the checks notice missing work).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { loadBuiltinSuite } from '../../src/eval/suite.ts';
@@ -19,6 +19,7 @@ interface Doc {
     outcome: string;
     score: number;
     p0Clean: boolean;
+    checks: { priority: string; scoring: string; passed: boolean }[];
     error: string | null;
   }[];
   summary: {
@@ -79,7 +80,7 @@ describe('the built-in suite, run by docwright eval', () => {
     );
   });
 
-  test('a model that never changes anything: every no-change task 100, every patch task fails a P0 requirement', async () => {
+  test('a model that never changes anything: every no-change task 100, every patch task 0, D 0', async () => {
     const result = await run(idle);
     assert.equal(result.code, 0, result.stderr);
     const doc = JSON.parse(result.stdout) as Doc;
@@ -87,11 +88,17 @@ describe('the built-in suite, run by docwright eval', () => {
       assert.equal(task.outcome, 'no-changes', task.id);
       if (task.expected === 'no-changes') assert.equal(task.score, 100, task.id);
       else {
-        assert.equal(task.p0Clean, false, `${task.id}: a P0 requirement notices that nothing was done`);
-        assert.ok(task.score <= 60, `${task.id}: ${task.score}`);
+        assert.equal(task.p0Clean, false, `${task.id}: nothing was done`);
+        assert.ok(
+          task.checks.some((c) => c.priority === 'P0' && c.scoring === 'requirement' && !c.passed),
+          `${task.id}: a P0 requirement notices that nothing was done`,
+        );
+        // `valid` and `unchanged` checks hold for the untouched tree; they must not earn points.
+        assert.equal(task.score, 0, `${task.id}: ${task.score}`);
       }
     }
     assert.equal(doc.summary.N, 100);
-    assert.ok(doc.summary.D <= 60, `D ${doc.summary.D}`);
+    assert.equal(doc.summary.D, 0);
+    assert.equal(doc.summary.composite, 0);
   });
 });

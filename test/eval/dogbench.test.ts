@@ -195,6 +195,13 @@ describe('docwright eval --dogbench: DogBench-format items and rubrics over loca
         docs: { ...docs, base_sha: 'f'.repeat(40) },
         code: null,
       },
+      {
+        instance_id: 'acme-malformed',
+        source_url: 'x',
+        context: 'y',
+        docs: { ...docs, base_sha: 'short' },
+        code: null,
+      },
     ];
     writeFileSync(path.join(dir, 'items.jsonl'), `${items.map((i) => JSON.stringify(i)).join('\n')}\n`);
     const rubrics = [
@@ -203,7 +210,8 @@ describe('docwright eval --dogbench: DogBench-format items and rubrics over loca
       { expected_decision: 'patch', instance_id: 'acme-docs-only', rubric: null },
       { expected_decision: 'patch', instance_id: 'mono-example', rubric: EXAMPLE_RUBRIC },
       { expected_decision: 'patch', instance_id: 'acme-no-clone', rubric: null },
-      { expected_decision: 'patch', instance_id: 'acme-bad-sha', rubric: null },
+      { expected_decision: 'abstain', instance_id: 'acme-bad-sha', rubric: null },
+      { expected_decision: 'patch', instance_id: 'acme-malformed', rubric: null },
     ];
     writeFileSync(path.join(dir, 'rubrics.jsonl'), `${rubrics.map((r) => JSON.stringify(r)).join('\n')}\n`);
 
@@ -280,6 +288,14 @@ describe('docwright eval --dogbench: DogBench-format items and rubrics over loca
     assert.deepEqual(mono.readOnly, ['app/main.py']);
     assert.deepEqual(retries.readOnly, undefined, 'code in another repository is out of reach anyway');
     const errors = Object.fromEntries(suite.tasks.filter(isInvalid).map((t) => [t.id, t.error]));
+    assert.deepEqual(Object.keys(errors).sort(), ['acme-bad-sha', 'acme-malformed', 'acme-no-clone']);
+    // An invalid item still reports the kind its rubric row gives.
+    const expected = Object.fromEntries(suite.tasks.filter(isInvalid).map((t) => [t.id, t.expected]));
+    assert.deepEqual(expected, {
+      'acme-no-clone': 'patch',
+      'acme-bad-sha': 'no-changes',
+      'acme-malformed': 'patch',
+    });
     assert.match(
       errors['acme-no-clone']!,
       /^items\.jsonl:5: docs: no local clone of https:\/\/github\.com\/acme\/missing/,

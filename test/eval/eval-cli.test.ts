@@ -276,6 +276,7 @@ describe('docwright eval, a real process against the scripted model', () => {
 
     const broken = byId.get('broken')!;
     assert.equal(broken.outcome, 'invalid');
+    assert.equal(broken.expected, 'patch', 'its task.json says which kind it is');
     assert.equal(broken.score, null);
     assert.equal(broken.jobId, null);
     assert.match(broken.error!, /^task\.json: checks\.0\.pattern is required/);

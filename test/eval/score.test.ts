@@ -101,17 +101,21 @@ describe('taskScore: the scoring rule of docs/evaluation.mdx, clause by clause',
     assert.equal(taskScore('no-changes', 'patch', [req('P0', true)]), 0);
   });
 
-  test('a patch task whose job changed nothing is scored by its checks', () => {
-    assert.equal(taskScore('patch', 'no-changes', [req('P0', false), req('P1', true)]), 40);
+  test('a patch task whose job changed nothing scores 0, whatever its checks say', () => {
+    assert.equal(taskScore('patch', 'no-changes', [req('P0', false), req('P1', true)]), 0);
+    // `valid` and `unchanged` hold for an untouched tree: they earn a model that never writes nothing.
+    assert.equal(taskScore('patch', 'no-changes', [req('P0', true), req('P1', true)]), 0);
+    assert.equal(taskScore('patch', 'no-changes', []), 0);
   });
 });
 
 describe('p0Clean', () => {
-  test('every P0 requirement passed; P0 deductions and other priorities do not count; a failed job is never clean', () => {
-    assert.equal(p0Clean('patch', [req('P0', true), req('P1', false), ded('P0', false)]), true);
-    assert.equal(p0Clean('patch', [req('P0', true), req('P0', false)]), false);
-    assert.equal(p0Clean('no-changes', []), true);
-    assert.equal(p0Clean('failed', []), false);
+  test('every P0 requirement passed; P0 deductions and other priorities do not count; a job that delivered nothing is never clean', () => {
+    assert.equal(p0Clean('patch', 'patch', [req('P0', true), req('P1', false), ded('P0', false)]), true);
+    assert.equal(p0Clean('patch', 'patch', [req('P0', true), req('P0', false)]), false);
+    assert.equal(p0Clean('no-changes', 'no-changes', []), true);
+    assert.equal(p0Clean('patch', 'failed', []), false);
+    assert.equal(p0Clean('patch', 'no-changes', [req('P0', true)]), false, 'a patch task left untouched');
   });
 });
 

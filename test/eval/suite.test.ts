@@ -60,6 +60,14 @@ describe('a suite folder: each malformed task is invalid, naming its file and th
     assert.match(errorOf(tasks.get('no-instruction')), /^task\.json: instruction /);
     assert.match(errorOf(tasks.get('bad-expected')), /^task\.json: expected /);
     assert.match(errorOf(tasks.get('bad-id')), /^task\.json: id must be letters/);
+    // Its kind is reported whenever task.json still says it.
+    const expected = (id: string) => (tasks.get(id) as InvalidTask).expected;
+    assert.equal(expected('typo'), 'patch');
+    assert.equal(expected('no-instruction'), 'patch');
+    assert.equal(expected('bad-id'), 'patch');
+    assert.equal(expected('missing'), null);
+    assert.equal(expected('not-json'), null);
+    assert.equal(expected('bad-expected'), null);
   });
 
   test('checks: a missing or misplaced pattern, a bad regular expression or glob, points on a requirement, a patch task without checks', async () => {
@@ -138,10 +146,16 @@ describe('a suite folder: each malformed task is invalid, naming its file and th
         ...docs,
         'rubric.md': '# R\n\n- [P0] Fine.\n- [P3] Not a priority.\n',
       },
-      'no-criteria': { 'task.json': taskJson('no-criteria'), ...docs, 'rubric.md': '# R\n\nJust prose.\n' },
+      'no-criteria': {
+        'task.json': taskJson('no-criteria', { expected: 'no-changes', checks: [] }),
+        ...docs,
+        'rubric.md': '# R\n\nJust prose.\n',
+      },
     });
     assert.match(errorOf(tasks.get('bad-tag')), /^rubric\.md: line 4: "\[P3\]" is not a criterion tag/);
     assert.match(errorOf(tasks.get('no-criteria')), /^rubric\.md: has no criteria/);
+    assert.equal((tasks.get('bad-tag') as InvalidTask).expected, 'patch', 'the kind task.json gives');
+    assert.equal((tasks.get('no-criteria') as InvalidTask).expected, 'no-changes');
   });
 
   test('a second task with an id already used is invalid, naming the first', async () => {
@@ -156,6 +170,7 @@ describe('a suite folder: each malformed task is invalid, naming its file and th
     assert.equal(tasks.tasks.length, 2);
     assert.ok(!isInvalid(tasks.tasks[0]!));
     assert.match(errorOf(tasks.tasks[1]), /^task\.json: id "same" is already the id of .*\/a$/);
+    assert.equal((tasks.tasks[1] as InvalidTask).expected, 'patch');
   });
 
   test('a folder holding task.json is a suite of that one task; a folder of no task is refused', async () => {

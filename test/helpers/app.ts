@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { type App, openApp } from '../../src/app.ts';
+import type { ChangeDetailsOf } from '../../src/automations/change-listing.ts';
 import type { ContextRepositories } from '../../src/automations/repositories.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -25,6 +26,8 @@ export interface TestAppOptions {
   now?: () => Date;
   /** The context repositories and webhook secrets automations see (src/automations/repositories.ts). */
   contexts?: ContextRepositories;
+  /** How automations read a change's commits and files (default: through its host). */
+  changeDetails?: ChangeDetailsOf;
 }
 
 /** A docwright app and HTTP server on an isolated database, for in-process tests. */
@@ -35,6 +38,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     logger: createLogger('silent'),
     now: options.now,
     contexts: options.contexts,
+    changeDetails: options.changeDetails,
   }).catch(async (error) => {
     await database.drop();
     throw error;

@@ -300,4 +300,105 @@ describe('code reads cross from the agent process to its parent', () => {
     );
     assert.equal(results[2]!.output, '_context/lib/lib/a.ts:1: export const fromParent = 1;');
   });
+  test("a change's files past the host's listing are computed by the parent, across the process boundary", async () => {
+    const root = temporaryDirectory('docwright-code-ipc-change-');
+    mkdirSync(path.join(root, 'docs'));
+    writeFileSync(path.join(root, 'docs/index.md'), '# Home\n');
+    const asked: string[] = [];
+    const reader: CodeReader = {
+      list: async () => ({ files: [], total: 0, exists: true }),
+      read: async () => ({ kind: 'missing' }),
+      search: async () => ({ lines: [], total: 0, filesMatched: 0, tooLarge: 0, notes: [] }),
+      async changedPaths(repository, base, head, max) {
+        asked.push(`paths ${repository} ${base.slice(0, 4)}..${head.slice(0, 4)} ${max}`);
+        return {
+          files: [
+            { path: 'lib/a.ts', status: 'modified' },
+            { path: 'lib/b.ts', status: 'added' },
+          ],
+          total: 2,
+        };
+      },
+      async pathDiff(repository, _base, _head, file, maxChars) {
+        asked.push(`diff ${repository} ${file} ${maxChars}`);
+        return {
+          path: file,
+          status: 'added',
+          binary: false,
+          oldSize: null,
+          newSize: 28,
+          diff: '@@ -0,0 +1 @@\n+export const fromParent = 2;\n',
+          chars: 43,
+        };
+      },
+    };
+    const change: AgentChange = {
+      repository: 'lib',
+      kind: 'pull-request',
+      number: 7,
+      url: null,
+      title: 'Two files',
+      description: '',
+      author: null,
+      state: 'merged',
+      baseRef: 'main',
+      headRef: 'feature',
+      baseSha: 'a'.repeat(40),
+      headSha: 'b'.repeat(40),
+      files: [
+        {
+          path: 'lib/a.ts',
+          previousPath: null,
+          status: 'modified',
+          additions: 1,
+          deletions: 1,
+          binary: false,
+          diff: '@@ -1 +1 @@\n-a\n+b\n',
+          truncated: false,
+        },
+      ],
+      // The host listed one of the two.
+      totalFiles: 2,
+      commits: [],
+      totalCommits: 0,
+      notes: [],
+    };
+    const model = await startOpenAIServer();
+    model.push(
+      toolCall('read_change', {}),
+      toolCall('read_change', { path: 'lib/b.ts' }),
+      toolCall('finish', { title: 'Nothing to document', summary: 'Internal change only.' }),
+    );
+    const config = loadConfig({ DOCWRIGHT_LOG_LEVEL: 'silent' });
+    const agent = AgentProcess.spawn();
+    const events: { type: string; data: unknown }[] = [];
+    try {
+      await agent.run(
+        {
+          root,
+          project: { docsDir: 'docs', writable: ['**/*.md'] },
+          instruction: 'Document it',
+          history: [],
+          budgets: config.agent,
+          limits: config.agentLimits,
+          signal: new AbortController().signal,
+          emit: (event) => void events.push(event),
+          code: { repositories: ['lib'] },
+          codeReader: reader,
+          changes: [change],
+        },
+        { id: 'openai-compatible/scripted', options: { openaiCompatibleBaseUrl: model.url } },
+      );
+    } finally {
+      agent.kill();
+      await model.close();
+    }
+    assert.deepEqual(asked, ['paths lib aaaa..bbbb 10000', 'diff lib lib/b.ts 30000']);
+    const results = events.filter((e) => e.type === 'agent.tool_result').map((e) => e.data as Result);
+    assert.match(results[0]!.output, /the host's listing stopped after 1 file [\s\S]*^A lib\/b\.ts$/m);
+    assert.match(
+      results[1]!.output,
+      /^A lib\/b\.ts .*diff computed from the repository\)\n\+?@@[\s\S]*fromParent = 2/m,
+    );
+  });
 });

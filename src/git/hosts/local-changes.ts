@@ -9,6 +9,7 @@ import {
   boundCommits,
   type Change,
   type ChangeCommit,
+  type ChangeFile,
   type ChangeLimits,
   commitChange,
   FileCollector,
@@ -92,11 +93,32 @@ async function diffFiles(
   lines.end();
   reader.end();
   const complete = !reader.stopped;
+  await markBinaryRenames(files.files, [...common, '--numstat', '-z', ...range], dir, signal);
   const stat = await git([...common, '--shortstat', ...range], { cwd: dir, signal });
   const total = Number(/(\d+) files? changed/.exec(stat)?.[1] ?? 0);
   const notes = files.notes(total);
   if (!complete && !files.full) notes.push('the diff was read only in part: it is too large');
   return { files: files.files, total, notes };
+}
+
+/**
+ * Marks binary the renames git's diff shows no content of: a file renamed unchanged has no
+ * `Binary files … differ` line, but `--numstat` counts a binary file as `-` whatever happened
+ * to it. Only asked when the diff holds such a rename.
+ */
+async function markBinaryRenames(files: ChangeFile[], numstat: string[], dir: string, signal?: AbortSignal) {
+  const unknown = new Map(
+    files.filter((f) => f.status === 'renamed' && !f.binary && f.diff === null).map((f) => [f.path, f]),
+  );
+  if (unknown.size === 0) return;
+  // "-\t-\t\0<from>\0<to>\0" for a binary rename; "<n>	<n>	<path>\0" for the others.
+  const fields = (await git(numstat, { cwd: dir, signal })).split('\0');
+  for (let i = 0; i < fields.length; i++) {
+    const binary = fields[i]!.startsWith('-\t-\t');
+    if (fields[i]!.endsWith('\t')) i += 2;
+    const file = binary ? unknown.get(fields[i] ?? '') : undefined;
+    if (file) file.binary = true;
+  }
 }
 
 /** Commits of a range, oldest first, at most `maxCommits`, and how many there are. */
