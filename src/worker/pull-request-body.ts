@@ -3,7 +3,7 @@
  * summary, a link to each code change the job documents, the instruction and the job id —
  * shaped by the docs repository's pull request template when it has one.
  */
-import type { JobChange } from '../jobs/changes.ts';
+import type { ResolvedJobChange } from '../jobs/changes.ts';
 
 /** A heading under which a template wants the description of the change. */
 const DESCRIPTION_HEADING = /^#{1,6}\s*(summary|description|what|changes?|overview|about|context)\b/i;
@@ -24,13 +24,13 @@ const linkLabel = (text: string) =>
     .slice(0, 200);
 
 /** `api#42`, `docs@1a2b3c4d5e6f`, `api 1a2b3c4d5e6f` (a range, by its head). */
-const changeName = (change: JobChange) =>
+const changeName = (change: ResolvedJobChange) =>
   change.kind === 'pull-request'
     ? `${change.repository}#${change.number}`
     : `${change.repository}@${change.sha.slice(0, 12)}`;
 
 /** The "Code changes" list, or '' when the job documents none. */
-export function changeLinks(changes: readonly JobChange[]): string {
+export function changeLinks(changes: readonly ResolvedJobChange[]): string {
   if (changes.length === 0) return '';
   const items = changes.map((change) => {
     const label = `${changeName(change)}: ${linkLabel(change.title)}`;
@@ -43,7 +43,7 @@ export function pullRequestBody(options: {
   summary: string;
   instruction: string;
   jobId: string;
-  changes: readonly JobChange[];
+  changes: readonly ResolvedJobChange[];
   /** The docs repository's template (src/git/pull-request-template.ts), or null. */
   template: string | null;
 }): string {
