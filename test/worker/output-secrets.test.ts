@@ -261,4 +261,24 @@ describe('every known secret stays out of what a job emits', () => {
     assert.equal(repo.git(['for-each-ref', '--format=%(refname)']), refsBefore, 'nothing was pushed');
     assert.equal(github.repo('octo/docs').pulls.length, pullsBefore, 'no pull request');
   });
+
+  test('a secret where a long text is cut for its event is left out whole, never shown in part', async () => {
+    // The text is cut at 2,000 characters for the transcript; the token would straddle the cut.
+    const text = `${'word '.repeat(398)}${TOKEN} and more`;
+    assert.ok(text.indexOf(TOKEN) < 2_000 && text.indexOf(TOKEN) + TOKEN.length > 2_000);
+    model.push({
+      ...reply(text),
+      toolCalls: [{ name: 'finish', input: { title: 'Nothing', summary: 'Nothing to do.' } }],
+    });
+    const id = ((await t.app.jobs.create(projectId, { prompt: 'Say it' })).body as { id: string }).id;
+    const done = await ended(id);
+    assert.equal(done.status, 'completed', JSON.stringify(done.error));
+    const events = await t.app.jobs.events(projectId, id, { limit: 1000 });
+    const said = JSON.stringify(events.filter((e) => e.type === 'agent.text').map((e) => e.data));
+    assert.ok(
+      !said.includes(TOKEN.slice(0, 8)),
+      `part of the token is in the transcript: ${said.slice(-200)}`,
+    );
+    assert.match(said, /word … \[\d+ more characters\]/, 'the text was cut before the token');
+  });
 });
