@@ -74,17 +74,24 @@ function secretNeedles(secrets: Iterable<string | null | undefined>, minLength =
 }
 
 /**
- * A function that tells whether a text holds one of `secrets` in any form the redactor
- * removes (the secret, its base64 and URL-encoded forms). Secrets shorter than `minLength`
- * are not looked for.
+ * A function that tells which of `secrets` a text holds, in any form the redactor removes (the
+ * secret, its base64 and URL-encoded forms). Secrets shorter than `minLength` are not looked for.
  */
 export function createSecretFinder(
   secrets: Iterable<string | null | undefined>,
   minLength = MIN_SECRET_LENGTH,
-): (text: string) => boolean {
-  const { literal, fragments } = secretNeedles(secrets, minLength);
-  const needles = [...literal, ...fragments];
-  return (text) => typeof text === 'string' && needles.some((needle) => text.includes(needle));
+): (text: string) => string[] {
+  const bySecret = [...new Set(secrets)].flatMap((secret) => {
+    if (typeof secret !== 'string' || secret.length < minLength) return [];
+    const { literal, fragments } = secretNeedles([secret], minLength);
+    return [{ secret, needles: [...literal, ...fragments] }];
+  });
+  return (text) =>
+    typeof text !== 'string'
+      ? []
+      : bySecret
+          .filter(({ needles }) => needles.some((needle) => text.includes(needle)))
+          .map((s) => s.secret);
 }
 
 /**

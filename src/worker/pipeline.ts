@@ -18,7 +18,7 @@ import { jobChanges, resolveChanges } from './change-resolution.ts';
 import { pullRequestBody } from './pull-request-body.ts';
 import { codeContextOf, openRunCode, type ResolveCodeContext, type RunCode } from './run-code.ts';
 import { processRunDirectory } from './run-directories.ts';
-import { collectRunSecrets, filesHoldingSecrets } from './run-secrets.ts';
+import { collectRunSecrets, filesAddingSecrets } from './run-secrets.ts';
 import type { Runner, RunOutcome } from './runner.ts';
 import { commentOnSources } from './source-comments.ts';
 import { SpareAgentProcess } from './spare-agent.ts';
@@ -180,7 +180,10 @@ export function createPipeline(app: PipelineDeps, options: PipelineOptions = {})
           model,
         );
         await code.close();
-        const leaking = await filesHoldingSecrets(checkout.dir, result.changedFiles, runSecrets);
+        const leaking = await filesAddingSecrets(checkout, result.changedFiles, runSecrets, {
+          env: remote.env,
+          signal,
+        });
         if (leaking.length > 0) return secretInChange(leaking);
         // What the model wrote is published: its title and summary are scrubbed like its transcript.
         const title = redact(result.title);

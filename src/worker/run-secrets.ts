@@ -4,12 +4,13 @@
  * request's title and body and the comments on source pull requests. A model can write any text
  * it has seen, so the run is scrubbed of every secret the process knows for the project, not
  * only of the credentials it pushes with; and a change that would commit one fails instead
- * (`findIn`).
+ * (`filesAddingSecrets`).
  */
 import { lstat, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { App } from '../app.ts';
 import { serviceSecrets } from '../environment-secrets.ts';
+import { git } from '../git/git.ts';
 import type { ContextRepositoryAccess } from '../projects/context-repositories.ts';
 import { confidentialValues, type ProjectSecrets } from '../projects/projects.ts';
 import { createRedactor, createSecretFinder, type Redact } from '../redact.ts';
@@ -37,7 +38,7 @@ export class RunSecrets {
   readonly #secrets = new Set<string>();
   #redact: Redact | null = null;
   #showing: Redact | null = null;
-  #find: ((text: string) => boolean) | null = null;
+  #find: ((text: string) => string[]) | null = null;
 
   constructor(secrets: Iterable<string> = []) {
     this.add(...secrets);
@@ -63,8 +64,8 @@ export class RunSecrets {
     return this.#showing(text);
   };
 
-  /** Whether `text` holds one of the secrets. */
-  holdsSecret(text: string): boolean {
+  /** The secrets `text` holds. */
+  secretsIn(text: string): string[] {
     this.#find ??= createSecretFinder(this.#secrets, MIN_FOUND_LENGTH);
     return this.#find(text);
   }
@@ -96,20 +97,33 @@ export async function collectRunSecrets(
 }
 
 /**
- * The files among `files` (paths relative to `root`) that hold one of the run's secrets: what a
- * run must not commit. Deleted paths and anything but regular files are skipped.
+ * The files among `files` (paths relative to the checkout) that would commit a secret of the run
+ * they did not hold before (at the checkout's HEAD): what a run must not push. A page that already
+ * held one (someone pasted a token) may still be edited; deleted paths and anything but regular
+ * files are skipped.
  */
-export async function filesHoldingSecrets(
-  root: string,
+export async function filesAddingSecrets(
+  checkout: { dir: string },
   files: readonly string[],
   secrets: RunSecrets,
+  options: { env?: Record<string, string> | undefined; signal?: AbortSignal } = {},
 ): Promise<string[]> {
   const found: string[] = [];
   for (const file of files) {
-    const full = path.join(root, file);
+    const full = path.join(checkout.dir, file);
     const info = await lstat(full).catch(() => null);
     if (!info?.isFile()) continue;
-    if (secrets.holdsSecret(await readFile(full, 'utf8'))) found.push(file);
+    const now = secrets.secretsIn(await readFile(full, 'utf8'));
+    if (now.length === 0) continue;
+    const before = await git(['cat-file', 'blob', `HEAD:${file}`], {
+      cwd: checkout.dir,
+      ...(options.env ? { env: options.env } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    }).then(
+      (text) => new Set(secrets.secretsIn(text)),
+      () => new Set<string>(),
+    );
+    if (now.some((secret) => !before.has(secret))) found.push(file);
   }
   return found;
 }

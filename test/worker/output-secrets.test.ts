@@ -4,7 +4,8 @@
 // webhook endpoint's `whsec_…` and the hook secrets — into its text, a tool call, its title and
 // its summary; none reaches the events, the job record, the stored diff, the commit, the pull
 // request (GitHub double) or the comment on the source pull request. A run that writes one into a
-// file fails `secret-in-change`, naming the files, and pushes nothing.
+// file fails `secret-in-change`, naming the files, and pushes nothing; a page that held one before
+// the run may still be edited.
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -260,6 +261,27 @@ describe('every known secret stays out of what a job emits', () => {
     assert.equal(done.branch, null);
     assert.equal(repo.git(['for-each-ref', '--format=%(refname)']), refsBefore, 'nothing was pushed');
     assert.equal(github.repo('octo/docs').pulls.length, pullsBefore, 'no pull request');
+  });
+
+  test('a page that already held a secret may still be edited; the diff shows it redacted', async () => {
+    model.push(
+      toolCall('read_file', { path: 'docs/ci.mdx' }),
+      toolCall('edit_file', {
+        path: 'docs/ci.mdx',
+        old_string: 'Set the token:',
+        new_string: 'Set the push token:',
+      }),
+      toolCall('finish', { title: 'Say which token', summary: 'Names the push token.' }),
+    );
+    const id = ((await t.app.jobs.create(projectId, { prompt: 'Say which token' })).body as { id: string })
+      .id;
+    const done = await ended(id);
+    assert.equal(done.status, 'completed', JSON.stringify(done.error));
+    assert.ok(done.branch, 'pushed: the token was on the page before the run');
+    const diff = (await t.app.jobs.diff(projectId, id)).diff;
+    assert.match(diff, /^\+Set the push token:$/m);
+    assert.match(diff, /^ {5}token: \[redacted\]$/m, 'the context line is redacted');
+    assert.deepEqual(leaked(diff), [], 'stored diff');
   });
 
   test('a secret where a long text is cut for its event is left out whole, never shown in part', async () => {
