@@ -52,17 +52,12 @@ function occurrences(text: string, needle: string, ranges: [number, number][]): 
   }
 }
 
-/**
- * A function that replaces, in any text: each secret; its base64 and base64url forms, those
- * of `user:secret` for any user name (the whole base64 run around it goes, e.g. a Basic
- * header's credential), and its URL-encoded form; and the userinfo of any `scheme://user:pass@`
- * URL — each with `[redacted]`.
- */
-export function createRedactor(secrets: Iterable<string | null | undefined>): Redact {
+/** What a redactor or a finder looks for: each secret's literal forms, and its base64 fragments. */
+function secretNeedles(secrets: Iterable<string | null | undefined>, minLength = MIN_SECRET_LENGTH) {
   const literal = new Set<string>();
   const fragments = new Set<string>();
   for (const secret of secrets) {
-    if (typeof secret !== 'string' || secret.length < MIN_SECRET_LENGTH) continue;
+    if (typeof secret !== 'string' || secret.length < minLength) continue;
     literal.add(secret);
     literal.add(encodeURIComponent(secret));
     const bytes = Buffer.from(secret, 'utf8');
@@ -75,6 +70,44 @@ export function createRedactor(secrets: Iterable<string | null | undefined>): Re
     }
     for (const fragment of base64Fragments(bytes)) fragments.add(fragment);
   }
+  return { literal, fragments };
+}
+
+/**
+ * A function that tells which of `secrets` a text holds, in any form the redactor removes (the
+ * secret, its base64 and URL-encoded forms). Secrets shorter than `minLength` are not looked for.
+ */
+export function createSecretFinder(
+  secrets: Iterable<string | null | undefined>,
+  minLength = MIN_SECRET_LENGTH,
+): (text: string) => string[] {
+  const bySecret = [...new Set(secrets)].flatMap((secret) => {
+    if (typeof secret !== 'string' || secret.length < minLength) return [];
+    const { literal, fragments } = secretNeedles([secret], minLength);
+    return [{ secret, needles: [...literal, ...fragments] }];
+  });
+  return (text) =>
+    typeof text !== 'string'
+      ? []
+      : bySecret
+          .filter(({ needles }) => needles.some((needle) => text.includes(needle)))
+          .map((s) => s.secret);
+}
+
+/**
+ * A function that replaces, in any text: each secret; its base64 and base64url forms, those
+ * of `user:secret` for any user name (the whole base64 run around it goes, e.g. a Basic
+ * header's credential), and its URL-encoded form; and (unless `userinfo` is false) the
+ * userinfo of any `scheme://user:pass@` URL — each with `[redacted]`.
+ */
+export function createRedactor(
+  secrets: Iterable<string | null | undefined>,
+  options: {
+    /** Also replace any URL's userinfo (default); false for text that shows files as they are (a diff). */
+    userinfo?: boolean;
+  } = {},
+): Redact {
+  const { literal, fragments } = secretNeedles(secrets);
 
   return (text: string): string => {
     if (typeof text !== 'string' || text === '') return text;
@@ -111,7 +144,7 @@ export function createRedactor(secrets: Iterable<string | null | undefined>): Re
       if (open) out += text.slice(cursor, open[0]) + REDACTED;
       result = out + text.slice(open ? open[1] : cursor);
     }
-    return result.replace(URL_USERINFO, `$1${REDACTED}@`);
+    return options.userinfo === false ? result : result.replace(URL_USERINFO, `$1${REDACTED}@`);
   };
 }
 

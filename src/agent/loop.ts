@@ -29,8 +29,25 @@ const MAX_IDLE_TURNS = 3;
 /** Most output tokens per model turn. */
 const MAX_OUTPUT_TOKENS = 8_192;
 
-const truncate = (text: string, max = EVENT_TEXT_CHARS) =>
-  text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters]`;
+/** The characters tokens, keys and their base64 forms are made of. */
+const CREDENTIAL_CHAR = /[A-Za-z0-9_+/=-]/;
+
+/**
+ * Where to cut `text` to at most `max` characters: before a run of credential characters the cut
+ * would split (back at most half of `max`). This process knows no secret; the worker redacts the
+ * event, which it can do only for a secret that is whole, so none may be cut in half here.
+ */
+function cutAt(text: string, max: number): number {
+  let at = max;
+  while (at > max / 2 && CREDENTIAL_CHAR.test(text[at - 1]!) && CREDENTIAL_CHAR.test(text[at]!)) at--;
+  return at > max / 2 ? at : max;
+}
+
+const truncate = (text: string, max = EVENT_TEXT_CHARS) => {
+  if (text.length <= max) return text;
+  const at = cutAt(text, max);
+  return `${text.slice(0, at)}… [${text.length - at} more characters]`;
+};
 
 /** What the model is offered: the docs/agent.mdx tools, without execute — the loop runs them itself. */
 const toolSet = Object.fromEntries(

@@ -30,7 +30,9 @@ function checkLines(checks: AgentJob['checks']): string[] {
 export function jobText(job: AgentJob): string {
   const { changes, checks, ...fields } = job;
   const changeNames = changes.map((c) =>
-    c.kind === 'pull-request' ? `${c.repository}#${c.number}` : `${c.repository}@${c.sha.slice(0, 12)}`,
+    c.kind === 'pull-request'
+      ? `${c.repository}#${c.number}`
+      : `${c.repository}@${c.sha?.slice(0, 12) ?? '(not resolved yet)'}`,
   );
   return [
     describe({ ...fields, changes: changeNames } as unknown as Record<string, unknown>),

@@ -39,11 +39,13 @@ const runOutcome: Record<JobRunRow['status'], string> = {
 export const jobStatus = (job: AgentJob): Html =>
   statusBadge(job.status, html`role="status" aria-labelledby="status-label" id="job-status"`);
 
-/** `api#42`, `docs@1a2b3c4d5e6f`. */
+/** `api#42`, `docs@1a2b3c4d5e6f`; a commit or range a run has not resolved yet says so. */
 const changeName = (change: AgentJob['changes'][number]) =>
   change.kind === 'pull-request'
     ? `${change.repository}#${change.number}`
-    : `${change.repository}@${change.sha.slice(0, 12)}`;
+    : change.sha
+      ? `${change.repository}@${change.sha.slice(0, 12)}`
+      : `${change.repository} (${change.kind}, not resolved yet)`;
 
 /** Pull request, branch, model, usage, error: the part of the page that changes when a run ends. */
 export function jobDetails(job: AgentJob, now: Date): Html {
@@ -59,7 +61,7 @@ export function jobDetails(job: AgentJob, now: Date): Html {
       : html`<span class="muted">${job.status === 'active' ? 'When the run ends' : job.branch ? 'None (this host opens none)' : 'None: no files changed'}</span>`
   }</dd>
   <dt>Branch</dt><dd>${job.branch ? html`<code>${job.branch}</code>` : none}</dd>
-  ${job.changes.length > 0 && html`<dt>Code changes</dt><dd><ul class="plain">${job.changes.map((change) => html`<li>${isWebLink(change.url) ? html`<a href="${change.url}" rel="noreferrer">${changeName(change)}</a>` : changeName(change)} <span class="small muted">${change.title}</span></li>`)}</ul></dd>`}
+  ${job.changes.length > 0 && html`<dt>Code changes</dt><dd><ul class="plain">${job.changes.map((change) => html`<li>${isWebLink(change.url) ? html`<a href="${change.url}" rel="noreferrer">${changeName(change)}</a>` : changeName(change)} <span class="small muted">${change.title ?? ''}</span></li>`)}</ul></dd>`}
   <dt>Base</dt><dd><code>${job.source.ref}</code></dd>
   <dt>Model</dt><dd>${job.model ? html`<code>${job.model}</code>` : html`<span class="muted">not configured</span>`}</dd>
   <dt>Tokens</dt><dd>${job.usage ? `${formatNumber(job.usage.inputTokens)} in · ${formatNumber(job.usage.outputTokens)} out` : none}</dd>

@@ -38,7 +38,7 @@ export const agentJobSchema = z.object({
     .meta({ description: '(extension) Model tokens consumed so far.' }),
   changes: z.array(jobChangeSchema).meta({
     description:
-      '(extension) The code changes the job documents, as resolved through their host before the model started; `[]` when none (or until the first run resolves them).',
+      '(extension) The code changes the job documents, `[]` when none: listed from creation with what the request tells (`sha` and `title` null, `url` when the host tells it), complete once a run has resolved them through their host before the model started.',
   }),
   checks: z.array(jobCheckSchema).meta({
     description:

@@ -64,23 +64,95 @@ export type ChangeRequest = { repository: string } & (
   | { kind: 'range'; base: string; head: string }
 );
 
-/** A resolved change as the AgentJob shows it (docs/code-context.mdx). */
+/**
+ * A change as the AgentJob shows it (docs/code-context.mdx): from creation, what the request
+ * tells; once a run resolved it through its host, all of it.
+ */
 export const jobChangeSchema = z.object({
   repository: z
     .string()
     .meta({ description: "The context repository's name; `docs` for the project's own." }),
   kind: z.enum(['pull-request', 'commit', 'range']),
   number: z.number().int().nullable().meta({ description: 'The pull/merge request number; null otherwise.' }),
-  sha: z.string().meta({ description: "The change's head commit." }),
-  url: z.string().nullable(),
-  title: z.string(),
+  sha: z
+    .string()
+    .nullable()
+    .meta({ description: "The change's head commit; null until a run has resolved the change." }),
+  url: z.string().nullable().meta({
+    description: "The change's page on its host; null when it cannot be told before the change is resolved.",
+  }),
+  title: z.string().nullable().meta({ description: 'Its title; null until a run has resolved the change.' }),
 });
 export type JobChange = z.output<typeof jobChangeSchema>;
+/** A change a run resolved through its host: everything known. */
+export type ResolvedJobChange = JobChange & { sha: string; title: string };
 
 /** A repository a job may name: the project's own (`docs`) or one of its context repositories. */
 export interface NamedRepository {
   name: string;
   repository: string;
+  /** Its code host (`github`, `gitlab`, `gitea`, `local`): tells a change's URL before it is resolved. */
+  host?: string;
+}
+
+/** Where each host shows a change, after the repository's web URL. */
+const CHANGE_PATHS: Record<string, (request: ChangeRequest) => string> = {
+  github: (r) =>
+    r.kind === 'pull-request'
+      ? `/pull/${r.number}`
+      : r.kind === 'commit'
+        ? `/commit/${r.sha}`
+        : `/compare/${r.base}...${r.head}`,
+  gitlab: (r) =>
+    r.kind === 'pull-request'
+      ? `/-/merge_requests/${r.number}`
+      : r.kind === 'commit'
+        ? `/-/commit/${r.sha}`
+        : `/-/compare/${r.base}...${r.head}`,
+  gitea: (r) =>
+    r.kind === 'pull-request'
+      ? `/pulls/${r.number}`
+      : r.kind === 'commit'
+        ? `/commit/${r.sha}`
+        : `/compare/${r.base}...${r.head}`,
+};
+
+/** The change's page, told from its repository's http(s) URL and host; null for a local repository. */
+function changeUrl(request: ChangeRequest, repository: NamedRepository | undefined): string | null {
+  const path = repository?.host ? CHANGE_PATHS[repository.host] : undefined;
+  if (!repository || !path || !/^https?:\/\//i.test(repository.repository)) return null;
+  return `${repository.repository.replace(/\/+$/, '').replace(/\.git$/, '')}${path(request)}`;
+}
+
+/**
+ * The job's `changes` while a run has not resolved them (yet): each request as far as it is
+ * known — `sha` and `title` null — in request order, keeping the entries `known` already
+ * resolved for the same request (a follow-up adds changes to a job's).
+ */
+export function pendingJobChanges(
+  requests: readonly ChangeRequest[],
+  repositories: readonly NamedRepository[],
+  known: readonly JobChange[] = [],
+): JobChange[] {
+  return requests.map((request, index) => {
+    const earlier = known[index];
+    const number = request.kind === 'pull-request' ? request.number : null;
+    if (
+      earlier?.repository === request.repository &&
+      earlier.kind === request.kind &&
+      earlier.number === number
+    )
+      return earlier;
+    const repository = repositories.find((r) => r.name === request.repository);
+    return {
+      repository: request.repository,
+      kind: request.kind,
+      number,
+      sha: null,
+      url: changeUrl(request, repository),
+      title: null,
+    };
+  });
 }
 
 const keyOf = (request: ChangeRequest) =>

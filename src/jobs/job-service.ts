@@ -13,8 +13,11 @@ import {
   type ChangeInput,
   type ChangeRequest,
   DOCS_REPOSITORY,
+  type JobChange,
   type NamedRepository,
   parseChangeRequests,
+  parseJobChanges,
+  pendingJobChanges,
   requestedChanges,
 } from './changes.ts';
 import { postgresCreate } from './create-postgres.ts';
@@ -108,22 +111,32 @@ export function createJobService(options: JobServiceOptions) {
    * The changes a request names (src/jobs/changes.ts), with the repositories they may name: the
    * project's own and its context repositories. Those are read only when the request names a
    * change or its prompt holds a URL: most creates do neither, and pay no query for it.
+   * `listed` is what the AgentJob shows of them until a run resolves them (pendingJobChanges),
+   * undefined when the request adds none.
    */
   async function changesOf(
     trx: Transaction<Database>,
     project: ProjectRow,
     body: { prompt: string; changes?: ChangeInput[] | undefined },
     earlier: readonly ChangeRequest[] = [],
-  ): Promise<ChangeRequest[]> {
-    if (!mayNameChanges(body)) return [...earlier];
-    const own: NamedRepository = { name: DOCS_REPOSITORY, repository: project.repository };
+    known: readonly JobChange[] = [],
+  ): Promise<{ changes: ChangeRequest[]; listed?: JobChange[] }> {
+    if (!mayNameChanges(body)) return { changes: [...earlier] };
+    const own: NamedRepository = {
+      name: DOCS_REPOSITORY,
+      repository: project.repository,
+      host: project.host,
+    };
     const contexts = await trx
       .selectFrom('context_repositories')
-      .select(['name', 'repository'])
+      .select(['name', 'repository', 'host'])
       .where('project_id', '=', project.id)
       .orderBy('name')
       .execute();
-    return requestedChanges(body.prompt, body.changes, [own, ...contexts], earlier);
+    const repositories = [own, ...contexts];
+    const changes = requestedChanges(body.prompt, body.changes, repositories, earlier);
+    if (changes.length === earlier.length) return { changes };
+    return { changes, listed: pendingJobChanges(changes, repositories, known) };
   }
 
   async function lockedProject(trx: Transaction<Database>, projectId: string): Promise<ProjectRow> {
@@ -217,6 +230,8 @@ export function createJobService(options: JobServiceOptions) {
       seq: number;
       prompt: string;
       changes: readonly ChangeRequest[];
+      /** The job's `changes` once the follow-up added some (pendingJobChanges). */
+      listed?: JobChange[];
       event: { type: string; data: unknown };
     },
   ) {
@@ -235,6 +250,7 @@ export function createJobService(options: JobServiceOptions) {
       updated_at: at.toISOString(),
       // A job created before any model was configured takes the one configured now.
       ...(job.model === '' && { model: chooseModel(project, undefined) }),
+      ...(next.listed && { changes: JSON.stringify(next.listed) }),
     };
     await trx.updateTable('jobs').set(changes).where('id', '=', job.id).execute();
     await appendEvents(trx, [{ jobId: job.id, runId, ...next.event }], at);
@@ -352,7 +368,9 @@ export function createJobService(options: JobServiceOptions) {
           headBranch: options.headBranch,
           at,
         });
-        const changes = await changesOf(trx, project, body);
+        const { changes, listed } = await changesOf(trx, project, body);
+        // A caller sees from the start what the job will document (resolved by the first run).
+        if (listed) row.changes = JSON.stringify(listed);
         await trx.executeQuery(insertJob(row));
         await enqueueJobMessage(trx, { type: 'job.created', projectId, jobId: row.id, job: row, at });
         const runId = await queueRun(trx, {
@@ -395,11 +413,18 @@ export function createJobService(options: JobServiceOptions) {
       return createWork(projectId, idempotency, async (trx, project, at) => {
         const job = await findFinishedJob(projectId, jobId, trx);
         const last = await lastRun(trx, jobId);
-        const changes = await changesOf(trx, project, body, last.changes);
+        const { changes, listed } = await changesOf(
+          trx,
+          project,
+          body,
+          last.changes,
+          parseJobChanges(job.changes),
+        );
         return continueJob(trx, project, job, at, {
           seq: last.seq + 1,
           prompt: body.prompt,
           changes,
+          ...(listed && { listed }),
           event: {
             type: 'job.message',
             data: { prompt: body.prompt, ...(changes.length > last.changes.length && { changes }) },

@@ -97,6 +97,8 @@ export interface ContextRepositoryService {
    * the project's own repository; undefined when there is none.
    */
   webhookSecretFor(projectId: string, name: string): Promise<string | undefined>;
+  /** Every hook secret of the project (its own repository's and each context repository's), for a run's redactor. */
+  hookSecrets(projectId: string): Promise<string[]>;
   /** The project's own repository's hook URL (`docs-push` automations), and whether a secret is set. */
   docsWebhook(projectId: string, options?: ContextRepositoryOptions): Promise<DocsWebhookView>;
   /**
@@ -244,6 +246,23 @@ export function createContextRepositoryService(deps: {
         .where('name', '=', name)
         .executeTakeFirst();
       return row ? opened(row.webhook_secret) : undefined;
+    },
+
+    async hookSecrets(projectId) {
+      const [project, contexts] = await Promise.all([
+        db
+          .selectFrom('projects')
+          .select('docs_webhook_secret')
+          .where('id', '=', projectId)
+          .executeTakeFirst(),
+        db
+          .selectFrom('context_repositories')
+          .select('webhook_secret')
+          .where('project_id', '=', projectId)
+          .execute(),
+      ]);
+      const sealed = [project?.docs_webhook_secret, ...contexts.map((row) => row.webhook_secret)];
+      return sealed.filter((value): value is string => typeof value === 'string').map(opened);
     },
 
     async docsWebhook(projectId, options) {

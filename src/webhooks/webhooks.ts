@@ -190,6 +190,12 @@ export function createWebhookService(deps: {
     return endpointView(await mustGetEndpoint(id));
   }
 
+  function openSecret(sealed: string): string {
+    const secret = deps.secretBox().open(sealed);
+    processSecrets.add(secret);
+    return secret;
+  }
+
   return {
     /** Creates an endpoint; `secret` (`whsec_…`) is returned this once and never again. */
     async createEndpoint(
@@ -368,11 +374,17 @@ export function createWebhookService(deps: {
     /** Stops sending to an endpoint because it answered 410 Gone (the dispatcher's call). */
     disableGone: (id: string) => disable(id, 'the endpoint answered 410 Gone'),
 
-    /** Opens an endpoint's sealed secret for signing; it joins the secrets logs are scrubbed of. */
-    openSecret(sealed: string): string {
-      const secret = deps.secretBox().open(sealed);
-      processSecrets.add(secret);
-      return secret;
+    /** The `whsec_…` secrets of the project's endpoints, opened: a run's outputs are scrubbed of them. */
+    async endpointSecrets(projectId: string): Promise<string[]> {
+      const rows = await db
+        .selectFrom('webhook_endpoints')
+        .select('secret')
+        .where('project_id', '=', projectId)
+        .execute();
+      return rows.map((row) => openSecret(row.secret));
     },
+
+    /** Opens an endpoint's sealed secret for signing; it joins the secrets logs are scrubbed of. */
+    openSecret,
   };
 }

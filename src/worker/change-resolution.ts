@@ -7,7 +7,7 @@
 import { RESOLVED_CHANGE_FILES } from '../agent/change.ts';
 import type { Change, ChangeRef } from '../git/hosts/change.ts';
 import { type CodeHost, HostError } from '../git/hosts/index.ts';
-import type { ChangeRequest, JobChange } from '../jobs/changes.ts';
+import type { ChangeRequest, ResolvedJobChange } from '../jobs/changes.ts';
 
 /** A change as the host gave it, with the name of the repository it belongs to. */
 export interface ResolvedChange {
@@ -67,7 +67,7 @@ export async function resolveChanges(
 }
 
 /** The AgentJob's view of resolved changes. */
-export const jobChanges = (resolved: readonly ResolvedChange[]): JobChange[] =>
+export const jobChanges = (resolved: readonly ResolvedChange[]): ResolvedJobChange[] =>
   resolved.map(({ repository, change }) => ({
     repository,
     kind: change.kind,

@@ -12,29 +12,40 @@ import { pushBranch } from '../git/push.ts';
 import { isOwnHeadBranch, recordHeadBranch } from '../jobs/branches.ts';
 import { DOCS_REPOSITORY } from '../jobs/changes.ts';
 import { headBranch } from '../projects/head-branch.ts';
-import { confidentialValues } from '../projects/projects.ts';
-import { createRedactor, redactDeep } from '../redact.ts';
+import { redactDeep } from '../redact.ts';
 import type { ModelSpec } from './agent-process.ts';
 import { jobChanges, resolveChanges } from './change-resolution.ts';
 import { pullRequestBody } from './pull-request-body.ts';
 import { codeContextOf, openRunCode, type ResolveCodeContext, type RunCode } from './run-code.ts';
 import { processRunDirectory } from './run-directories.ts';
+import { collectRunSecrets, filesAddingSecrets } from './run-secrets.ts';
 import type { Runner, RunOutcome } from './runner.ts';
 import { commentOnSources } from './source-comments.ts';
 import { SpareAgentProcess } from './spare-agent.ts';
 
 /** What the pipeline uses of the App. */
-export type PipelineDeps = Pick<App, 'config' | 'logger' | 'now' | 'projects' | 'store'>;
+export type PipelineDeps = Pick<
+  App,
+  'config' | 'contextRepositories' | 'logger' | 'now' | 'projects' | 'store' | 'webhooks'
+>;
 
 const failed = (code: string, message: string): RunOutcome => ({
   status: 'failed',
   error: { code, message },
 });
 
+/** The run wrote a known secret into files it would commit: nothing is pushed (the files are named, never the secret). */
+const secretInChange = (files: readonly string[]): RunOutcome =>
+  failed(
+    'secret-in-change',
+    `the change would commit a secret docwright knows (a credential, key or webhook secret) in ${files.join(', ')}; nothing was pushed. Keep secrets out of the instruction and the pages the agent reads, or rotate the secret`,
+  );
+
 /**
  * The pipeline for one run: checkout → agent → validation → commit → push →
- * pull request. Every secret of the project is redacted from what the run
- * records; git gets its credentials only through the environment.
+ * pull request. Every secret the run could meet (run-secrets.ts) is redacted from
+ * what it records and publishes, and a change holding one is not pushed; git gets its
+ * credentials only through the environment.
  */
 export interface PipelineOptions {
   /**
@@ -63,9 +74,8 @@ export function createPipeline(app: PipelineDeps, options: PipelineOptions = {})
         'no model is configured: set the project model or DOCWRIGHT_MODEL',
       );
     }
-    // The context repositories' tokens are as confidential as the project's own.
-    const contextTokens = contexts.flatMap((c) => (c.secrets.token ? [c.secrets.token] : []));
-    let redact = createRedactor([...confidentialValues(secrets), ...contextTokens]);
+    const runSecrets = await collectRunSecrets(app, { projectId: job.projectId, secrets, contexts });
+    const { redact } = runSecrets;
     const record = (type: string, data?: unknown) => emit(type, redactDeep(data, redact));
     // The project's own keys win over the environment's. Resolved here once so that a model
     // that is not configured fails the run before anything starts; the agent's process resolves
@@ -104,8 +114,7 @@ export function createPipeline(app: PipelineDeps, options: PipelineOptions = {})
         : await codeContextOf(contexts, contextHosts, resolved, signal);
       const remote = await gitAccess(host, signal);
       // A GitHub App installation token is minted, not stored with the project.
-      if (remote.token)
-        redact = createRedactor([...confidentialValues(secrets), ...contextTokens, remote.token]);
+      if (remote.token) runSecrets.add(remote.token);
       const checkout = await checkoutForRun({
         remote: remote.url,
         ref: job.source.ref,
@@ -151,11 +160,7 @@ export function createPipeline(app: PipelineDeps, options: PipelineOptions = {})
               message: error instanceof Error ? error.message : String(error),
             }),
         });
-        if (code.secrets.length > 0) {
-          const base = redact;
-          const more = createRedactor(code.secrets);
-          redact = (text) => more(base(text));
-        }
+        runSecrets.add(...code.secrets);
         const result = await agent.run(
           {
             root: checkout.dir,
@@ -180,9 +185,17 @@ export function createPipeline(app: PipelineDeps, options: PipelineOptions = {})
           model,
         );
         await code.close();
+        const leaking = await filesAddingSecrets(checkout, result.changedFiles, runSecrets, {
+          env: remote.env,
+          signal,
+        });
+        if (leaking.length > 0) return secretInChange(leaking);
+        // What the model wrote is published: its title and summary are scrubbed like its transcript.
+        const title = redact(result.title);
+        const summary = redact(result.summary);
         const committed = await commitFiles(checkout, {
           files: result.changedFiles,
-          message: commitMessage(result.title, result.summary, run.id),
+          message: commitMessage(title, summary, run.id),
           author: { name: project.settings.authorName, email: project.settings.authorEmail },
           signal,
         });
@@ -217,7 +230,10 @@ export function createPipeline(app: PipelineDeps, options: PipelineOptions = {})
         if (diffed && 'error' in diffed)
           // The pushed work stands without its diff (the dashboard then says so).
           await record('git.diff_failed', { message: redact(diffed.error.message) });
-        const diff = diffed && 'diff' in diffed ? diffed.diff : undefined;
+        const diff =
+          diffed && 'diff' in diffed
+            ? { ...diffed.diff, text: runSecrets.redactShown(diffed.diff.text) }
+            : undefined;
         // A retried or follow-up run reuses the open pull request (ensurePullRequest looks it up first).
         const pull =
           committed || checkout.existing
@@ -225,19 +241,21 @@ export function createPipeline(app: PipelineDeps, options: PipelineOptions = {})
                 pullRequestInput(project, {
                   branch,
                   base: job.source.ref,
-                  title: result.title,
-                  body: pullRequestBody({
-                    summary: result.summary,
-                    instruction: run.prompt,
-                    jobId: job.id,
-                    changes,
-                    template: await readPullRequestTemplate(checkout.dir, checkout.base, {
-                      env: remote.env,
-                      signal,
-                      redact,
-                    }).catch(() => null),
-                    checks: result.checks,
-                  }),
+                  title,
+                  body: redact(
+                    pullRequestBody({
+                      summary,
+                      instruction: run.prompt,
+                      jobId: job.id,
+                      changes,
+                      template: await readPullRequestTemplate(checkout.dir, checkout.base, {
+                        env: remote.env,
+                        signal,
+                        redact,
+                      }).catch(() => null),
+                      checks: result.checks,
+                    }),
+                  ),
                   draft: job.draft,
                 }),
                 signal,
@@ -249,7 +267,7 @@ export function createPipeline(app: PipelineDeps, options: PipelineOptions = {})
           await commentOnSources(resolved, hostOf, {
             prLink: pull?.url ?? null,
             branch: committed || checkout.existing ? branch : null,
-            summary: result.summary,
+            summary,
             jobId: job.id,
             record,
             redact,
@@ -259,9 +277,9 @@ export function createPipeline(app: PipelineDeps, options: PipelineOptions = {})
           status: 'completed',
           prLink: pull?.url ?? null,
           branch: committed || checkout.existing ? branch : null,
-          summary: result.summary,
+          summary,
           diff,
-          ...(run.changes.length > 0 && { changes }),
+          ...(run.changes.length > 0 && { changes: redactDeep(changes, redact) }),
           checks: redactDeep(result.checks, redact),
         };
       } finally {

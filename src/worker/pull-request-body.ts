@@ -4,7 +4,7 @@
  * shaped by the docs repository's pull request template when it has one.
  */
 import type { CheckReport } from '../agent/verify/types.ts';
-import type { JobChange } from '../jobs/changes.ts';
+import type { ResolvedJobChange } from '../jobs/changes.ts';
 import { checksSection } from './checks-section.ts';
 
 /** A heading under which a template wants the description of the change. */
@@ -26,13 +26,13 @@ const linkLabel = (text: string) =>
     .slice(0, 200);
 
 /** `api#42`, `docs@1a2b3c4d5e6f`, `api 1a2b3c4d5e6f` (a range, by its head). */
-const changeName = (change: JobChange) =>
+const changeName = (change: ResolvedJobChange) =>
   change.kind === 'pull-request'
     ? `${change.repository}#${change.number}`
     : `${change.repository}@${change.sha.slice(0, 12)}`;
 
 /** The "Code changes" list, or '' when the job documents none. */
-export function changeLinks(changes: readonly JobChange[]): string {
+export function changeLinks(changes: readonly ResolvedJobChange[]): string {
   if (changes.length === 0) return '';
   const items = changes.map((change) => {
     const label = `${changeName(change)}: ${linkLabel(change.title)}`;
@@ -45,7 +45,7 @@ export function pullRequestBody(options: {
   summary: string;
   instruction: string;
   jobId: string;
-  changes: readonly JobChange[];
+  changes: readonly ResolvedJobChange[];
   /** The docs repository's template (src/git/pull-request-template.ts), or null. */
   template: string | null;
   /** The run's verification report: the body ends with its Checks section. */

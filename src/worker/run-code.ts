@@ -10,11 +10,12 @@
 import type { AgentChange } from '../agent/change.ts';
 import { type CodeDescription, type CodeReader, DOCS_REPOSITORY } from '../agent/code.ts';
 import { ToolError } from '../agent/types.ts';
-import { type Checkout, classifyGitError, fetchIntoCheckout } from '../git/checkout.ts';
+import { type Checkout, classifyGitError, fetchIntoCheckout, gitReason } from '../git/checkout.ts';
 import { type CodeSource, GitCodeReader } from '../git/code-reader.ts';
 import { openContextRepository } from '../git/context-repository.ts';
 import { credentialSecrets } from '../git/credentials.ts';
-import { type CodeHost, gitAccess } from '../git/hosts/index.ts';
+import { GitError } from '../git/git.ts';
+import { type CodeHost, gitAccess, HostError } from '../git/hosts/index.ts';
 import type { MirrorCache } from '../git/mirror.ts';
 import type { ContextRepositoryAccess } from '../projects/context-repositories.ts';
 import type { ResolvedChange } from './change-resolution.ts';
@@ -74,7 +75,9 @@ export async function codeContextOf(
   const headOf = (name: string) => resolved.find((r) => r.repository === name)?.change.headSha;
   const contextRepositories = await Promise.all(
     repositories.map(async (repository): Promise<ContextRepositorySource> => {
-      const access = await gitAccess(hosts.get(repository.name)!, signal);
+      const access = await gitAccess(hosts.get(repository.name)!, signal).catch((error: unknown) => {
+        throw signal.aborted ? error : contextUnavailable(repository, error);
+      });
       const commit = headOf(repository.name);
       return {
         name: repository.name,
@@ -167,8 +170,12 @@ export async function openRunCode(options: OpenRunCodeOptions): Promise<RunCode>
       // A repository the job documents a change of is opened now (its code is the point: failing
       // to fetch it fails the run); the others when the agent first reads them, so that a job that
       // reads no code pays nothing for ten context repositories.
-      if (changed.has(source.name)) readers.set(source.name, await open());
-      else readers.set(source.name, lazySource(source.name, open, options.onUnavailable));
+      if (changed.has(source.name)) {
+        const opened = await open().catch((error: unknown) => {
+          throw options.signal.aborted ? error : contextUnavailable(source, error, options.redact);
+        });
+        readers.set(source.name, opened);
+      } else readers.set(source.name, lazySource(source.name, open, options.onUnavailable));
     }
   } catch (error) {
     await close();
@@ -180,6 +187,34 @@ export async function openRunCode(options: OpenRunCodeOptions): Promise<RunCode>
     secrets,
     close,
   };
+}
+
+/**
+ * `context-unavailable`: a context repository the run must read could not be fetched, with git's
+ * or the host's answer (redacted) in the message, so that the job's record says why.
+ */
+function contextUnavailable(
+  repository: { name: string; url?: string; repository?: string },
+  error: unknown,
+  redact: (text: string) => string = (text) => text,
+): HostError {
+  const classified = classifyGitError(error);
+  const answer =
+    classified instanceof HostError
+      ? classified.message
+      : error instanceof GitError
+        ? gitReason(error)
+        : error instanceof Error
+          ? error.message
+          : String(error);
+  const where = repository.repository ?? repository.url;
+  return new HostError(
+    'context-unavailable',
+    redact(
+      `the context repository "${repository.name}"${where ? ` (${where})` : ''} could not be fetched: ${answer}`,
+    ),
+    { cause: error },
+  );
 }
 
 /**

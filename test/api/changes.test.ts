@@ -1,7 +1,7 @@
 // The `changes` of create and message bodies (docs/code-context.mdx): validated with
 // 400 naming the entry, taken from the prompt's change URLs of configured repositories only,
-// stored with the run for the worker, kept by follow-ups and retries; the AgentJob shows `[]`
-// until a run resolved them.
+// stored with the run for the worker, kept by follow-ups and retries; the AgentJob lists them
+// from creation (`sha` and `title` null, the URL when the host tells it) until a run resolves them.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { parseChangeRequests } from '../../src/jobs/changes.ts';
@@ -57,7 +57,23 @@ describe('job changes', () => {
     });
     assert.equal(res.statusCode, 201, res.body);
     const job = res.json();
-    assert.deepEqual(job.changes, [], 'resolved by the first run, not at create');
+    const pending = (kind: string, number: number | null, path: string) => ({
+      repository: 'docs',
+      kind,
+      number,
+      sha: null,
+      url: `${DOCS}${path}`,
+      title: null,
+    });
+    const listed = [
+      pending('pull-request', 42, '/pull/42'),
+      pending('commit', null, '/commit/0123456789abcdef0123456789abcdef01234567'),
+      pending('range', null, '/compare/v1.0...main'),
+      pending('pull-request', 7, '/pull/7'),
+      pending('commit', null, '/commit/abcdef1'),
+    ];
+    assert.deepEqual(job.changes, listed, 'listed from creation, resolved by the first run');
+    assert.deepEqual((await t.app.jobs.get(projectId, job.id)).changes, listed, 'as stored');
     assert.deepEqual(await runChanges(job.id), [
       [
         { repository: 'docs', kind: 'pull-request', number: 42 },
@@ -82,6 +98,14 @@ describe('job changes', () => {
       ],
     });
     assert.equal(res.statusCode, 201, res.body);
+    assert.deepEqual(
+      res.json().changes.map((c: { url: string | null }) => c.url),
+      [
+        'https://github.com/acme/api/pull/3',
+        'https://github.com/acme/api/commit/abcdef1234',
+        'https://github.com/acme/api/pull/5',
+      ],
+    );
     assert.deepEqual(await runChanges(res.json().id), [
       [
         { repository: 'api', kind: 'pull-request', number: 3 },
@@ -120,6 +144,83 @@ describe('job changes', () => {
     assert.deepEqual(await runChanges(created.id), [[one], [one, two], [one, two]]);
   });
 
+  test('a follow-up lists the changes it adds after those a run resolved', async () => {
+    const created = (await post('/job', { prompt: 'See https://github.com/acme/docs/pull/1' })).json();
+    assert.deepEqual(
+      created.changes.map((c: { number: number }) => c.number),
+      [1],
+    );
+    const resolved = {
+      repository: 'docs',
+      kind: 'pull-request',
+      number: 1,
+      sha: 'a'.repeat(40),
+      url: 'https://github.com/acme/docs/pull/1',
+      title: 'Add --verbose',
+    };
+    // What the first run's worker stored.
+    await t.app.store.db
+      .updateTable('jobs')
+      .set({ changes: JSON.stringify([resolved]) })
+      .where('id', '=', created.id)
+      .execute();
+    await markFailed(created.id);
+    const message = await post(`/job/${created.id}/message`, {
+      prompt: 'And this one',
+      changes: [{ repository: 'docs', pullRequest: 2 }],
+    });
+    assert.equal(message.statusCode, 200, message.body);
+    const listed = [
+      resolved,
+      {
+        repository: 'docs',
+        kind: 'pull-request',
+        number: 2,
+        sha: null,
+        url: 'https://github.com/acme/docs/pull/2',
+        title: null,
+      },
+    ];
+    assert.deepEqual(message.json().changes, listed);
+    assert.deepEqual((await t.app.jobs.get(projectId, created.id)).changes, listed);
+    // A follow-up that adds nothing leaves them as they are.
+    await markFailed(created.id);
+    const again = await post(`/job/${created.id}/message`, { prompt: 'Shorter, please' });
+    assert.deepEqual(again.json().changes, listed);
+  });
+
+  test('each host’s change URL: GitLab merge requests and compares, Gitea pulls', async () => {
+    await t.app.contextRepositories.add(projectId, {
+      name: 'lab',
+      repository: 'https://gitlab.example.com/group/sub/lab',
+      host: 'gitlab',
+    });
+    await t.app.contextRepositories.add(projectId, {
+      name: 'tea',
+      repository: 'https://gitea.example.com/org/tea',
+      host: 'gitea',
+    });
+    const res = await post('/job', {
+      prompt: 'Document these.',
+      changes: [
+        { repository: 'lab', pullRequest: 4 },
+        { repository: 'lab', range: 'v1..v2' },
+        { repository: 'tea', pullRequest: 6 },
+        { repository: 'tea', commit: 'abcdef1' },
+      ],
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    assert.deepEqual(
+      res.json().changes.map((c: { url: string | null }) => c.url),
+      [
+        'https://gitlab.example.com/group/sub/lab/-/merge_requests/4',
+        'https://gitlab.example.com/group/sub/lab/-/compare/v1...v2',
+        'https://gitea.example.com/org/tea/pulls/6',
+        'https://gitea.example.com/org/tea/commit/abcdef1',
+      ],
+    );
+  });
+
   test('Mintlify v1: a change URL in the messages is taken the same way', async () => {
     const base = await t.listen();
     const hangUp = new AbortController();
@@ -135,6 +236,11 @@ describe('job changes', () => {
     hangUp.abort();
     assert.ok(jobId, `${res.status}`);
     assert.deepEqual(await runChanges(jobId), [[{ repository: 'docs', kind: 'pull-request', number: 42 }]]);
+    assert.deepEqual(
+      (await t.app.jobs.get(projectId, jobId)).changes.map((c) => c.url),
+      ['https://github.com/acme/docs/pull/42'],
+      'listed from creation',
+    );
   });
 
   test('bad changes get 400 naming the entry, and nothing is created', async () => {

@@ -6,6 +6,8 @@
 // host does not have ends the job before any model call.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -19,8 +21,19 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { waitFor } from '../helpers/worker.ts';
 
 const TOKEN = 'ghp_codeChangesToken0123456789abcdef';
+/** A token the API double takes and the git server refuses. */
+const API_ONLY_TOKEN = 'ghp_codeChangesApiOnly0123456789abcdef';
 const TEMPLATE =
   '## Summary\n\n<!-- What changed, and why -->\n\n## Checklist\n\n- [ ] Reviewed the wording\n';
+
+/** An http origin on loopback where nothing listens: connections to it are refused. */
+async function closedOrigin(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return `http://127.0.0.1:${port}`;
+}
 
 describe('a job that documents a code change, end to end on a GitHub double', () => {
   let t: TestApp;
@@ -44,7 +57,9 @@ describe('a job that documents a code change, end to end on a GitHub double', ()
     [model, githttp, github] = await Promise.all([
       startOpenAIServer(),
       startGitHttpServer({ tokens: { [TOKEN]: 'write' }, username: 'x-access-token' }),
-      startGitHubApi({ tokens: { [TOKEN]: { login: 'docs-bot', push: true } } }),
+      startGitHubApi({
+        tokens: { [TOKEN]: { login: 'docs-bot', push: true }, [API_ONLY_TOKEN]: { login: 'api-only' } },
+      }),
     ]);
     // The repository the git server serves is the one the API double reads its changes from.
     repo = createGitRepository(
@@ -251,5 +266,71 @@ describe('a job that documents a code change, end to end on a GitHub double', ()
     assert.match(done.error?.message ?? '', /docs#9999/);
     assert.doesNotMatch(done.error?.message ?? '', new RegExp(TOKEN));
     assert.equal(model.requests.length, requestsBefore, 'the model was never called');
+  });
+
+  test("a context repository git cannot fetch ends the job context-unavailable with git's answer, before any model call", async () => {
+    // The host's API knows each repository (their changes resolve); git cannot fetch them: one is
+    // missing from the git server, one's token is refused there, one's server refuses connections.
+    const missing = createGitRepository({ 'src/a.ts': 'export const a = 1;\n' });
+    try {
+      github.addRepo('octo/missing', { git: missing });
+      missing.commit('feature/x', { 'src/a.ts': 'export const a = 2;\n' }, { from: 'main', message: 'x' });
+      const missingPull = github.openPull('octo/missing', {
+        head: 'feature/x',
+        title: 'X',
+        user: 'octocat',
+      }).number;
+      github.addRepo('octo/refusing', { git: api });
+      const refusingPull = github.openPull('octo/refusing', {
+        head: 'feature/format',
+        title: 'Format',
+        user: 'octocat',
+      }).number;
+      const closed = await closedOrigin();
+      const cases = [
+        { name: 'missing', origin: githttp.baseUrl, token: TOKEN, pull: missingPull, answer: /not found/ },
+        {
+          name: 'refusing',
+          origin: githttp.baseUrl,
+          token: API_ONLY_TOKEN,
+          pull: refusingPull,
+          answer: /rejected the credentials/,
+        },
+        {
+          name: 'refusing',
+          origin: closed,
+          token: TOKEN,
+          pull: refusingPull,
+          answer: /Failed to connect|refused/i,
+        },
+      ];
+      for (const { name, origin, token, pull: number, answer } of cases) {
+        await t.app.contextRepositories.add(projectId, {
+          name,
+          repository: `${origin}/octo/${name}`,
+          host: 'github',
+          apiUrl: github.baseUrl,
+          token,
+        });
+        try {
+          const requestsBefore = model.requests.length;
+          const id = await create({
+            prompt: 'Document it.',
+            changes: [{ repository: name, pullRequest: number }],
+          });
+          const done = await ended(id);
+          assert.equal(done.status, 'failed');
+          assert.equal(done.error?.code, 'context-unavailable', done.error?.message);
+          assert.match(done.error?.message ?? '', new RegExp(`context repository "${name}"`));
+          assert.match(done.error?.message ?? '', answer);
+          assert.ok(!done.error?.message.includes(token), 'the token is not in the message');
+          assert.equal(model.requests.length, requestsBefore, 'the model was never called');
+        } finally {
+          await t.app.contextRepositories.remove(projectId, name);
+        }
+      }
+    } finally {
+      missing.close();
+    }
   });
 });

@@ -43,6 +43,8 @@ export type HostErrorCode =
   | 'pr-create-failed'
   /** A change (pull request, commit, range) the host cannot find or show to these credentials. */
   | 'change-unavailable'
+  /** A context repository a run must read could not be fetched (git's or the host's answer in the message). */
+  | 'context-unavailable'
   | 'comment-failed'
   /** Merged changes of a branch could not be listed (the polling fallback). */
   | 'listing-failed';
