@@ -325,6 +325,31 @@ describe('POST /hooks/{projectId}/{name}', () => {
     assert.deepEqual(await deliverAndProcess([['push', push('7'.repeat(40))]]), ['runs: 1']);
   });
 
+  test('an automation created after a merge never runs for its webhook, however late, while one older runs once', async () => {
+    const later = await t.app.automations.service.create(projects.github, {
+      name: 'Created after the merge',
+      trigger: { type: 'code-change', repositories: ['docs'] },
+      instruction: 'Update the docs for this change.',
+    });
+    try {
+      const pull = mergedPull(170);
+      pull.pull_request.merged_at = new Date(Date.parse(later.createdAt) - 1_000).toISOString();
+      // Delivered late, then redelivered under a new id after the older automation recorded it.
+      assert.deepEqual(await deliverAndProcess([['pull_request', pull]]), ['runs: 1']);
+      assert.deepEqual(await deliverAndProcess([['pull_request', pull]]), ['runs: 0']);
+      const runs = await t.app.automations.service.runs(projects.github, automations.github, {
+        limit: '100',
+      });
+      assert.equal(
+        runs.runs.filter((r) => (r.trigger.changes[0] as { pullRequest: number }).pullRequest === 170).length,
+        1,
+      );
+      assert.deepEqual((await t.app.automations.service.runs(projects.github, later.id)).runs, []);
+    } finally {
+      await t.app.automations.service.delete(projects.github, later.id);
+    }
+  });
+
   test('a merge’s push arriving before its pull request event waits, so that the pull request makes the run', async () => {
     const projectId = projects.github;
     const pull = samplePayload('github-pull-request-merged');
