@@ -18,6 +18,15 @@ export const QUICKSTART_WELCOME =
 const SETTINGS = 60;
 const ENDPOINTS = 40;
 
+/** The HTTP method of each endpoint's verb. */
+const METHODS: Record<string, string> = {
+  list: 'GET',
+  get: 'GET',
+  create: 'POST',
+  update: 'PATCH',
+  delete: 'DELETE',
+};
+
 type NavEntry = string | { group: string; pages: NavEntry[] };
 
 const settingsPages = Array.from({ length: SETTINGS }, (_, i) => `settings/option-${i + 1}`);
@@ -77,7 +86,7 @@ function countPages(entries: NavEntry[]): number {
 }
 
 function endpointName(i: number): string {
-  const verbs = ['list', 'get', 'create', 'update', 'delete'];
+  const verbs = Object.keys(METHODS);
   const things = ['projects', 'pages', 'deployments', 'members', 'keys', 'domains', 'redirects', 'assets'];
   return `${verbs[i % verbs.length]}-${things[Math.floor(i / verbs.length) % things.length]}`;
 }
@@ -87,6 +96,33 @@ const frontmatter = (title: string, description: string) =>
 
 /** The hand-written pages, by path. */
 function writtenPages(): Record<string, string> {
+  return {
+    ...startPages(),
+    ...editorPages(),
+    ...componentPages(),
+    ...layoutPages(),
+    ...guidePages(),
+    'api-reference/introduction.mdx': `${frontmatter('API introduction', 'Authenticate and call the API.')}All requests take a bearer token.
+
+<ParamField header="Authorization" type="string" required>
+  \`Bearer <token>\`
+</ParamField>
+`,
+    'changelog.mdx': `${frontmatter('Changelog', 'What changed, release by release.')}<Update label="2026-11-01" description="v2.3">
+  Pages can be previewed before they are published.
+</Update>
+
+<Update label="2026-10-01" description="v2.2">
+  The editor saves drafts.
+</Update>
+`,
+    'internal/drafting.mdx': `${frontmatter('Drafting notes', 'Notes kept out of the navigation.')}This page is not listed in \`docs.json\`.
+`,
+  };
+}
+
+/** The Get started group's pages. */
+function startPages(): Record<string, string> {
   return {
     'index.mdx': `${frontmatter('Introduction', 'Meet the documentation platform.')}<img className="block dark:hidden" src="/images/hero-light.svg" alt="Hero" />
 
@@ -136,28 +172,10 @@ pnpm add -g acme
 
 Run \`acme dev\` in the folder that holds \`docs.json\`.
 `,
-    ...editorPages(),
-    ...componentPages(),
-    ...guidePages(),
-    'api-reference/introduction.mdx': `${frontmatter('API introduction', 'Authenticate and call the API.')}All requests take a bearer token.
-
-<ParamField header="Authorization" type="string" required>
-  \`Bearer <token>\`
-</ParamField>
-`,
-    'changelog.mdx': `${frontmatter('Changelog', 'What changed, release by release.')}<Update label="2026-11-01" description="v2.3">
-  Pages can be previewed before they are published.
-</Update>
-
-<Update label="2026-10-01" description="v2.2">
-  The editor saves drafts.
-</Update>
-`,
-    'internal/drafting.mdx': `${frontmatter('Drafting notes', 'Notes kept out of the navigation.')}This page is not listed in \`docs.json\`.
-`,
   };
 }
 
+/** The Editor group's pages; the agent's page imports the snippet. */
 function editorPages(): Record<string, string> {
   return {
     'editor/agent.mdx': `${frontmatter('Agent', 'Let the agent draft documentation changes.')}The agent reads your pages and \`docs.json\`, then proposes a change as a pull request.
@@ -183,6 +201,7 @@ import { Counter } from "/snippets/counter.mdx";
   };
 }
 
+/** The component pages of callouts, cards, code and fields. */
 function componentPages(): Record<string, string> {
   return {
     'components/accordions.mdx': `${frontmatter('Accordions', 'Hide details until a reader asks for them.')}<AccordionGroup>
@@ -228,6 +247,12 @@ print("hello")
   <ResponseField name="title" type="string">Its title.</ResponseField>
 </Expandable>
 `,
+  };
+}
+
+/** The component pages of layout and media. */
+function layoutPages(): Record<string, string> {
+  return {
     'components/frames.mdx': `${frontmatter('Frames', 'Frame images and videos.')}<Frame caption="The editor">
   <img src="/images/editor.svg" alt="The editor" />
 </Frame>
@@ -252,6 +277,7 @@ print("hello")
   };
 }
 
+/** The Best practices group's pages. */
 function guidePages(): Record<string, string> {
   return {
     'guides/writing.mdx': `${frontmatter('Writing', 'Write pages readers can scan.')}Lead with what the reader wants to do. Register every new page in \`docs.json\`.
@@ -282,7 +308,7 @@ function generatedPages(): Record<string, string> {
   endpointPages.forEach((page, i) => {
     const [verb, thing] = endpointName(i).split('-') as [string, string];
     files[`${page}.mdx`] =
-      `---\ntitle: "${verb} ${thing}"\napi: "${verb === 'create' ? 'POST' : verb === 'update' ? 'PATCH' : verb === 'delete' ? 'DELETE' : 'GET'} https://api.acme.dev/v1/${thing}"\n---\n\n<ResponseField name="${thing}" type="object[]">\n  The ${thing}.\n</ResponseField>\n`;
+      `---\ntitle: "${verb} ${thing}"\napi: "${METHODS[verb]} https://api.acme.dev/v1/${thing}"\n---\n\n<ResponseField name="${thing}" type="object[]">\n  The ${thing}.\n</ResponseField>\n`;
   });
   return files;
 }
