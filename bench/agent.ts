@@ -24,7 +24,7 @@ import { search } from '../src/agent/tools/search.ts';
 import { DEFAULT_BUDGETS, DEFAULT_LIMITS } from '../src/agent/types.ts';
 import { Workspace } from '../src/agent/workspace.ts';
 import { startOpenAIServer, toolCall } from '../test/doubles/openai-server.ts';
-import { FIXTURE, generateSite } from './site.ts';
+import { FIXTURE, FIXTURE_ABSENT, generateSite } from './site.ts';
 
 const { values: args } = parseArgs({ options: { pages: { type: 'string', default: '5000' } } });
 const project = { docsDir: '.', writable: ['**/*.md', '**/*.mdx', 'docs.json'] };
@@ -111,7 +111,7 @@ const sites: [string, string | undefined][] = [
 const rows = [];
 for (const [name, root] of sites) {
   if (!root) {
-    console.log(`${name}: skipped (${FIXTURE} is absent)`);
+    console.log(`${name}: skipped (${FIXTURE_ABSENT})`);
     continue;
   }
   process.stderr.write(`measuring ${name}…\n`);

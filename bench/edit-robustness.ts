@@ -31,8 +31,8 @@ import { readFile, runTool } from '../src/agent/tools/index.ts';
 import type { AgentTool } from '../src/agent/tools/tool.ts';
 import { DEFAULT_LIMITS, ToolError } from '../src/agent/types.ts';
 import { Workspace } from '../src/agent/workspace.ts';
-import { MINTLIFY_FIXTURE } from '../test/helpers/fixtures.ts';
 import { type EditCase, KINDS, type Kind, makeCases, type Page, WHITESPACE_KINDS } from './edit-cases.ts';
+import { FIXTURE, FIXTURE_ABSENT } from './site.ts';
 
 /** The last commit whose edit_file had only the line-ending and trailing-space fallbacks. */
 const BASELINE_REF = '5c3376631f6aea256aba932e115b80cc7e72dd2b';
@@ -223,16 +223,16 @@ function print(cases: EditCase[], current: Table, baseline: Table | null): void 
   console.log(`refusals naming their fix: ${all['refused, fix named']}/${refusals} (target all)`);
 }
 
-if (!existsSync(MINTLIFY_FIXTURE)) {
-  console.log(`skipped: ${MINTLIFY_FIXTURE} is absent (set DOCWRIGHT_FIXTURES_DIR to the shared fixtures)`);
+if (!existsSync(FIXTURE)) {
+  console.log(`skipped: ${FIXTURE_ABSENT}`);
   process.exit(0);
 }
 const scratch = mkdtempSync(path.join(tmpdir(), 'docwright-bench-edits-'));
 try {
   const root = path.join(scratch, 'docs');
-  cpSync(MINTLIFY_FIXTURE, root, { recursive: true });
+  cpSync(FIXTURE, root, { recursive: true });
   const cases = makeCases(pagesOf(root), Number(args['per-kind']), Number(args.seed));
-  console.log(`${cases.length} perturbed edits of real pages of ${MINTLIFY_FIXTURE} (seed ${args.seed})`);
+  console.log(`${cases.length} perturbed edits of real pages of ${FIXTURE} (seed ${args.seed})`);
   const current = await measure(editFile as AgentTool, cases, root, 'edit_file');
   const baselineTool = args.baseline === 'none' ? null : await loadBaseline(args.baseline, scratch);
   const baseline = baselineTool ? await measure(baselineTool, cases, root, 'baseline') : null;

@@ -69,6 +69,8 @@ function delivery(): { body: string; headers: Record<string, string> } {
   payload.pull_request.number = merge;
   payload.pull_request.merge_commit_sha = merge.toString(16).padStart(40, 'a');
   payload.pull_request.head.sha = merge.toString(16).padStart(40, 'b');
+  // Merged now, after the automation: a merge older than an automation never runs it.
+  payload.pull_request.merged_at = new Date().toISOString();
   const body = JSON.stringify(payload);
   return {
     body,

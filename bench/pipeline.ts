@@ -59,7 +59,14 @@ import { Worker } from '../src/worker/worker.ts';
 import { type GitHttpServer, startGitHttpServer } from '../test/doubles/git-http-server.ts';
 import { type GitHubApi, startGitHubApi } from '../test/doubles/github-api.ts';
 import { type ScriptedServer, startOpenAIServer, toolCall } from '../test/doubles/openai-server.ts';
-import { addUpstreamCommit, FIXTURE, generateMonorepo, generateSite, type Monorepo } from './site.ts';
+import {
+  addUpstreamCommit,
+  FIXTURE,
+  FIXTURE_ABSENT,
+  generateMonorepo,
+  generateSite,
+  type Monorepo,
+} from './site.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -621,7 +628,7 @@ function cases(): { ready: Case[]; skipped: string[] } {
         baselines: [{ ...shallowClone, target: 1.5 }],
         fixture: true,
       });
-    } else skipped.push(`mintlify fixture: skipped (${FIXTURE} is absent)`);
+    } else skipped.push(`mintlify fixture: skipped (${FIXTURE_ABSENT})`);
   }
   if (only.has('large')) {
     log(`generating a ${args.pages}-page site…`);

@@ -4,8 +4,21 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-/** The 317-page Mintlify fixture shared by the worktrees (absent on some machines). */
-export const FIXTURE = path.resolve(import.meta.dirname, '../../shared/fixtures/mintlify-docs');
+/**
+ * The real 317-page Mintlify site some benchmarks also run on: `mintlify-docs` of the shared
+ * fixtures beside the checkout (`../shared/fixtures`), or of `DOCWRIGHT_FIXTURES_DIR`. It is not
+ * part of the repository (too large, another licence): a benchmark without it says so and runs
+ * its other cases. Tests never need it (they generate their sites: test/helpers/mintlify-site.ts).
+ */
+export const FIXTURE = path.join(
+  process.env.DOCWRIGHT_FIXTURES_DIR
+    ? path.resolve(process.env.DOCWRIGHT_FIXTURES_DIR)
+    : path.resolve(import.meta.dirname, '../../shared/fixtures'),
+  'mintlify-docs',
+);
+
+/** What a benchmark prints when `FIXTURE` is absent. */
+export const FIXTURE_ABSENT = `${FIXTURE} is absent: put the shared fixtures beside the checkout (../shared/fixtures) or set DOCWRIGHT_FIXTURES_DIR`;
 
 /**
  * A Mintlify site of `pages` pages in a new temporary directory: 10 tabs × groups of 20,

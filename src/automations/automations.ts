@@ -51,7 +51,7 @@ export interface ChangeArrival {
   facts: ChangeFacts;
   /** What the job carries. */
   change: RunChange;
-  /** When it landed, when known: automations created later never run for it (polling). */
+  /** When it landed, when known (a poll, a merge's webhook): automations created later never run for it. */
   landedAt: string | null;
 }
 

@@ -34,9 +34,11 @@ export async function processDelivery(
     // Without a known branch only merges count: a push to any branch would look like a change.
     return `ignored: a change of branch ${event.ref}, not the watched ${watched ?? 'default branch'}`;
   }
+  // A merge says when it landed: an automation created after it never runs for it, even on a
+  // late delivery or a redelivery (as when the poll finds it). A push does not say.
   const arrival: ChangeArrival =
     event.kind === 'merged-change'
-      ? mergedChangeArrival(row.project_id, row.name, event, null)
+      ? mergedChangeArrival(row.project_id, row.name, event, event.mergedAt)
       : pushArrival(row.project_id, row.name, event);
   const runs = await deps.automations.fireForChange(arrival);
   return `runs: ${runs.length}`;

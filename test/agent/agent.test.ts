@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -23,22 +23,12 @@ import {
   toolCall,
   toolCalls,
 } from '../doubles/openai-server.ts';
-import { MINTLIFY_FIXTURE, mintlifyFixtureSkip } from '../helpers/fixtures.ts';
+import { mintlifySiteFiles, writeMintlifySite } from '../helpers/mintlify-site.ts';
 
-const FIXTURE = MINTLIFY_FIXTURE;
-const noFixture = mintlifyFixtureSkip('the agent cases on the real Mintlify site');
-
-/** A copy of the fixture (or a tiny Mintlify site) as a git repository. */
+/** A Mintlify site of more than a hundred pages (test/helpers/mintlify-site.ts) as a git repository. */
 function site(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'docwright-agent-'));
-  if (existsSync(FIXTURE)) cpSync(FIXTURE, dir, { recursive: true });
-  else {
-    writeFileSync(
-      path.join(dir, 'docs.json'),
-      JSON.stringify({ name: 'x', navigation: { groups: [{ group: 'G', pages: ['index'] }] } }, null, 2),
-    );
-    writeFileSync(path.join(dir, 'index.mdx'), '---\ntitle: Home\n---\n\nHello.\n');
-  }
+  writeMintlifySite(dir);
   execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: dir });
   execFileSync('git', ['add', '-A'], { cwd: dir });
   execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'init'], {
@@ -96,8 +86,8 @@ describe('the docs agent, driven by a scripted OpenAI-compatible server', () => 
     }
   }
 
-  test('adds a page and registers it in docs.json', { skip: noFixture }, async () => {
-    const docs = JSON.parse(readFileSync(path.join(FIXTURE, 'docs.json'), 'utf8'));
+  test('adds a page and registers it in docs.json', async () => {
+    const docs = JSON.parse(mintlifySiteFiles()['docs.json']!);
     const nav = JSON.stringify(docs.navigation);
     const anchor = '"quickstart"';
     assert.ok(nav.includes(anchor));
@@ -266,7 +256,7 @@ describe('the docs agent, driven by a scripted OpenAI-compatible server', () => 
     assert.equal(error?.code, 'model-auth-failed');
   });
 
-  test('moving a page and fixing the navigation passes validation', { skip: noFixture }, async () => {
+  test('moving a page and fixing the navigation passes validation', async () => {
     const { root, result } = await run([
       toolCall('move_file', { from: 'quickstart.mdx', to: 'guides/quickstart.mdx' }),
       toolCall('read_file', { path: 'docs.json' }),

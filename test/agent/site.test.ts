@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -7,10 +7,7 @@ import { detectSite } from '../../src/agent/site/detect.ts';
 import { readGuidance } from '../../src/agent/site/guidance.ts';
 import { siteMap } from '../../src/agent/site/site-map.ts';
 import type { SiteInfo } from '../../src/agent/site/types.ts';
-import { MINTLIFY_FIXTURE, mintlifyFixtureSkip } from '../helpers/fixtures.ts';
-
-const FIXTURE = MINTLIFY_FIXTURE;
-const fixtureMissing = mintlifyFixtureSkip('the site detection cases on the real Mintlify site');
+import { MINTLIFY_SITE_NAV_PAGES, writeMintlifySite } from '../helpers/mintlify-site.ts';
 
 const temps: string[] = [];
 after(async () => {
@@ -27,10 +24,11 @@ async function site(files: Record<string, string>): Promise<string> {
   return root;
 }
 
-async function copyFixture(): Promise<string> {
-  const root = await mkdtemp(path.join(tmpdir(), 'docwright-fixture-'));
+/** A Mintlify site of more than a hundred pages (test/helpers/mintlify-site.ts). */
+async function mintlifySite(): Promise<string> {
+  const root = await mkdtemp(path.join(tmpdir(), 'docwright-site-'));
   temps.push(root);
-  await cp(FIXTURE, root, { recursive: true });
+  writeMintlifySite(root);
   return root;
 }
 
@@ -426,16 +424,16 @@ describe('siteMap', () => {
   });
 });
 
-describe('the real Mintlify fixture', { skip: fixtureMissing }, () => {
+describe('a Mintlify site of more than a hundred pages', () => {
   test('navigation resolves with no missing pages; the map is bounded and names the groups', async (t) => {
-    const root = await copyFixture();
+    const root = await mintlifySite();
     const started = performance.now();
     const info = await detectSite(root, '.');
     const elapsed = performance.now() - started;
     assert.equal(info.kind, 'mintlify');
     assert.equal(info.configFile, 'docs.json');
     assert.equal(info.configError, null);
-    assert.equal(info.navPages.length, 246);
+    assert.equal(info.navPages.length, MINTLIFY_SITE_NAV_PAGES);
     assert.deepEqual(info.missing, []);
     assert.ok(info.navPages.every((p) => p.file?.endsWith('.mdx') || p.file?.endsWith('.md')));
     assert.ok(!info.pages.some((p) => p.startsWith('snippets/')));
@@ -452,14 +450,15 @@ describe('the real Mintlify fixture', { skip: fixtureMissing }, () => {
     }
     assert.match(map, /components\/accordions/);
     assert.match(map, /Pages not in the navigation/);
+    assert.match(map, /internal\/: drafting\.mdx/);
     const small = siteMap(info, { maxChars: 3_000 });
     assert.ok(small.length <= 3_000);
     assert.match(small, /Get started/);
-    t.diagnostic(`fixture: detectSite ${elapsed.toFixed(0)} ms, map ${map.length} chars`);
+    t.diagnostic(`site: detectSite ${elapsed.toFixed(0)} ms, map ${map.length} chars`);
   });
 
   test('guidance from .mintlify/AGENTS.md, framed as repository guidance', async () => {
-    const root = await copyFixture();
+    const root = await mintlifySite();
     const guidance = await readGuidance(root);
     assert.ok(guidance);
     assert.match(guidance, /^Repository guidance/);

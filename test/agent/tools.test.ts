@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -9,7 +9,7 @@ import type { ToolContext } from '../../src/agent/tools/tool.ts';
 import { type AgentLimits, DEFAULT_LIMITS, ToolError } from '../../src/agent/types.ts';
 import { Workspace } from '../../src/agent/workspace.ts';
 import { MATCHING } from '../fixtures/matching.ts';
-import { MINTLIFY_FIXTURE, mintlifyFixtureSkip } from '../helpers/fixtures.ts';
+import { writeMintlifySite } from '../helpers/mintlify-site.ts';
 import { offThread } from '../helpers/off-thread.ts';
 
 const temporary: string[] = [];
@@ -630,15 +630,11 @@ describe('finish', () => {
   });
 });
 
-const FIXTURE = MINTLIFY_FIXTURE;
-
-describe('on a real Mintlify documentation site', () => {
-  test('list_files, search and read_file', {
-    skip: mintlifyFixtureSkip('the tools on the real Mintlify site'),
-  }, async () => {
+describe('on a Mintlify documentation site (test/helpers/mintlify-site.ts)', () => {
+  test('list_files, search and read_file', async () => {
     const root = mkdtempSync(path.join(tmpdir(), 'docwright-mintlify-'));
     temporary.push(root);
-    cpSync(FIXTURE, root, { recursive: true, verbatimSymlinks: true });
+    writeMintlifySite(root);
     const workspace = await Workspace.open(
       root,
       { docsDir: '.', writable: ['**/*.mdx', 'docs.json'] },

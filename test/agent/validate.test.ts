@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict';
-import { cp, mkdir, mkdtemp, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { detectSite } from '../../src/agent/site/detect.ts';
 import { jsonErrorOffset, validateChanges } from '../../src/agent/validate.ts';
-import { MINTLIFY_FIXTURE, mintlifyFixtureSkip } from '../helpers/fixtures.ts';
-
-const FIXTURE = MINTLIFY_FIXTURE;
-const fixtureMissing = mintlifyFixtureSkip('the validation cases on the real Mintlify site');
+import { writeMintlifySite } from '../helpers/mintlify-site.ts';
 
 const temps: string[] = [];
 after(async () => {
@@ -317,11 +314,11 @@ describe('validateChanges on other sites', () => {
   });
 });
 
-describe('validateChanges on the real Mintlify fixture', { skip: fixtureMissing }, () => {
+describe('validateChanges on a Mintlify site (test/helpers/mintlify-site.ts)', () => {
   async function fixture(): Promise<string> {
-    const root = await mkdtemp(path.join(tmpdir(), 'docwright-fixture-'));
+    const root = await mkdtemp(path.join(tmpdir(), 'docwright-site-'));
     temps.push(root);
-    await cp(FIXTURE, root, { recursive: true });
+    writeMintlifySite(root);
     return root;
   }
 
@@ -354,7 +351,7 @@ describe('validateChanges on the real Mintlify fixture', { skip: fixtureMissing 
     const problems = await validateChanges(root, ['guides/writing-release-notes.mdx', 'docs.json'], before);
     const elapsed = performance.now() - started;
     assert.deepEqual(problems, []);
-    t.diagnostic(`validation of 2 changed files on the fixture: ${elapsed.toFixed(0)} ms`);
+    t.diagnostic(`validation of 2 changed files on the site: ${elapsed.toFixed(0)} ms`);
   });
 
   test('the same page without registering it: not reachable', async () => {
@@ -386,7 +383,7 @@ describe('validateChanges on the real Mintlify fixture', { skip: fixtureMissing 
     assert.deepEqual(await validateChanges(root, [...changed, 'docs.json'], before), []);
   });
 
-  test('every page of the fixture is valid with CRLF line endings too', async () => {
+  test('every page of the site is valid with CRLF line endings too', async () => {
     const root = await fixture();
     const before = await detectSite(root, '.');
     for (const file of before.pages) {
@@ -396,14 +393,14 @@ describe('validateChanges on the real Mintlify fixture', { skip: fixtureMissing 
     assert.deepEqual(await validateChanges(root, before.pages, before), []);
   });
 
-  test('every page of the fixture compiles', async (t) => {
+  test('every page of the site compiles', async (t) => {
     const root = await fixture();
     const before = await detectSite(root, '.');
     const started = performance.now();
     const all = [...before.pages, 'snippets/counter.mdx'];
     assert.deepEqual(await validateChanges(root, all, before), []);
     t.diagnostic(
-      `validation of all ${all.length} fixture pages: ${(performance.now() - started).toFixed(0)} ms`,
+      `validation of all ${all.length} site pages: ${(performance.now() - started).toFixed(0)} ms`,
     );
   });
 });

@@ -146,6 +146,44 @@ describe('automations API', () => {
     assert.equal(unknownRepo.json().errors[0].field, 'trigger.repositories.0');
   });
 
+  test('another project’s automation by id, under this key’s project: 404 to get, update, delete, trigger and runs; it is left unchanged', async () => {
+    const other = await seedProject(t.app);
+    const theirs = await t.app.automations.service.create(other.projectId, {
+      name: 'Theirs',
+      trigger: { type: 'manual' },
+      instruction: 'Update their docs.',
+    });
+    const attempts: [string, string, unknown?][] = [
+      ['GET', `/automations/${theirs.id}`],
+      ['PATCH', `/automations/${theirs.id}`, { enabled: false, name: 'Mine now' }],
+      ['POST', `/automations/${theirs.id}/trigger`, {}],
+      ['GET', `/automations/${theirs.id}/runs`],
+      ['DELETE', `/automations/${theirs.id}`],
+    ];
+    for (const [method, route, body] of attempts) {
+      const res = await call(method, route, body);
+      assert.equal(res.statusCode, 404, `${method} ${route}: ${res.body}`);
+      assert.equal(res.json().code, 'automation-not-found');
+    }
+    const v1 = await t.server.inject({
+      method: 'POST',
+      url: `/v1/workflow/${projectId}/${theirs.id}/trigger`,
+      headers: { ...bearer(key), 'content-type': 'application/json' },
+      payload: '{}',
+    });
+    assert.equal(v1.statusCode, 404, v1.body);
+    // Their automation as it was: not renamed, not disabled, not deleted, never run.
+    assert.deepEqual(await t.app.automations.service.get(other.projectId, theirs.id), theirs);
+    assert.deepEqual((await t.app.automations.service.runs(other.projectId, theirs.id)).runs, []);
+    // Their own key reaches it: the routes work, the 404s above were the project's scope.
+    const own = await t.server.inject({
+      method: 'GET',
+      url: `/v2/agent/${other.projectId}/automations/${theirs.id}`,
+      headers: bearer(other.key),
+    });
+    assert.equal(own.statusCode, 200, own.body);
+  });
+
   test('/openapi.json describes every automations operation', async () => {
     const doc = (await t.server.inject('/openapi.json')).json();
     for (const [path, methods] of Object.entries({

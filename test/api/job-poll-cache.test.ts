@@ -105,6 +105,33 @@ describe(`job polls answered from memory (${testDialect})`, () => {
     assert.equal((await poll()).body.status, 'archived');
   });
 
+  test('PostgreSQL: an answer read while an announcement arrived is not remembered', {
+    skip: testDialect !== 'postgres' && 'PostgreSQL only: SQLite remembers by the file’s change counter',
+  }, async () => {
+    await waitFor(async () => t.app.signals.listeningSince?.() !== undefined || undefined, {
+      timeoutMs: 5000,
+    });
+    await poll();
+    await poll();
+    await t.app.jobs.archive(p.projectId, jobId);
+    const findWithKey = t.app.jobs.findWithKey;
+    t.app.jobs.findWithKey = async (...args) => {
+      const found = await findWithKey(...args);
+      t.app.jobs.findWithKey = findWithKey;
+      // Another process changes the job just after this read's snapshot, and its announcement is
+      // heard before the answer would be kept: it found nothing to forget.
+      await sql`update jobs set status = 'failed' where id = ${jobId}`.execute(other.store.db);
+      assert.equal(await t.app.signals.caughtUp?.(), true);
+      return found;
+    };
+    try {
+      assert.equal((await poll()).body.status, 'archived', 'the answer of the read’s snapshot');
+    } finally {
+      t.app.jobs.findWithKey = findWithKey;
+    }
+    assert.equal((await poll()).body.status, 'failed', 'not answered from the stale read');
+  });
+
   test('a key revoked by another process is refused by the next poll', async () => {
     await poll();
     assert.equal((await poll()).status, 200);

@@ -9,10 +9,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type App, openApp } from '../../src/app.ts';
+import { mergedChangeArrival } from '../../src/automations/arrivals.ts';
+import type { ListChanges } from '../../src/automations/change-listing.ts';
 import type { ContextRepositories } from '../../src/automations/repositories.ts';
 import { recordRun } from '../../src/automations/run-store.ts';
 import { loadConfig } from '../../src/config.ts';
 import { commitMessage } from '../../src/git/commit.ts';
+import type { ChangeCursor, MergedPullRequest } from '../../src/git/hosts/index.ts';
 import { createLogger } from '../../src/logger.ts';
 import { buildServer } from '../../src/server.ts';
 import { AutomationLoop } from '../../src/worker/automation-loop.ts';
@@ -332,10 +335,155 @@ describe('changes, the rate limit and outcomes', () => {
   });
 });
 
+describe('polling and batches, with a listing double and an injected clock', () => {
+  let t: TestApp;
+  let clock = new Date('2026-04-01T10:00:00.000Z');
+  let loop: AutomationLoop;
+  /** What each repository (by URL) has merged, oldest first, as the host would list it. */
+  const merged = new Map<string, MergedPullRequest[]>();
+  /** The cursor each listing started from, by repository URL. */
+  const asked = new Map<string, ChangeCursor[]>();
+  const listChanges: ListChanges = async (repository, _ref, since) => {
+    asked.set(repository.repository, [...(asked.get(repository.repository) ?? []), since]);
+    const after = (merged.get(repository.repository) ?? []).filter(
+      (m) =>
+        m.mergedAt > since.mergedAt || (m.mergedAt === since.mergedAt && !since.numbers.includes(m.number)),
+    );
+    const last = after.at(-1);
+    const cursor = last ? { mergedAt: last.mergedAt, numbers: [last.number], sha: since.sha } : since;
+    return { merged: after, pushes: [], cursor, more: false, notes: [] };
+  };
+  before(async () => {
+    t = await startTestApp({ now: () => clock, env: { DOCWRIGHT_RATE_LIMIT: '100' } });
+    loop = new AutomationLoop(t.app, { pollSeconds: 0, listChanges });
+  });
+  after(() => t.close());
+
+  let repositories = 0;
+  /** A project with the context repository `api` (its own URL), and that URL. */
+  const projectWithApi = async () => {
+    const { projectId } = await seedProject(t.app);
+    const url = `https://github.com/acme/api-${++repositories}`;
+    merged.set(url, []);
+    await t.app.contextRepositories.add(projectId, { name: 'api', repository: url, ref: 'main' });
+    return { projectId, url };
+  };
+  const merge = (url: string, number: number, at: string): MergedPullRequest => {
+    const pull: MergedPullRequest = {
+      number,
+      title: `Change ${number}`,
+      headRef: `feature/${number}`,
+      headSha: null,
+      mergeCommitSha: number.toString(16).padStart(40, 'e'),
+      mergedAt: new Date(at).toISOString(),
+      labels: [],
+      url: null,
+    };
+    merged.get(url)!.push(pull);
+    return pull;
+  };
+  const codeChange = (projectId: string, name: string) =>
+    t.app.automations.service.create(projectId, {
+      name,
+      trigger: { type: 'code-change', repositories: ['api'] },
+      instruction: 'Update the docs for this change.',
+    });
+  const runsOf = async (projectId: string, id: string) =>
+    (await t.app.automations.service.runs(projectId, id)).runs;
+
+  test('the poll cursor is saved, and the next poll starts from it', async () => {
+    const { projectId, url } = await projectWithApi();
+    clock = new Date('2026-04-01T10:00:00.000Z');
+    const automation = await codeChange(projectId, 'Update docs');
+    const first = merge(url, 1, '2026-04-01T11:00:00.000Z');
+    clock = new Date('2026-04-01T12:00:00.000Z');
+    assert.equal(await loop.poll(), 1);
+    const saved = await t.app.store.db
+      .selectFrom('automation_poll_cursors')
+      .select('cursor')
+      .where('project_id', '=', projectId)
+      .where('repository', '=', 'api')
+      .executeTakeFirstOrThrow();
+    const cursor = { mergedAt: first.mergedAt, numbers: [1], sha: null };
+    assert.deepEqual(JSON.parse(saved.cursor), cursor);
+    merge(url, 2, '2026-04-01T12:30:00.000Z');
+    clock = new Date('2026-04-01T13:00:00.000Z');
+    assert.equal(await loop.poll(), 1, 'the change merged since');
+    assert.deepEqual(asked.get(url), [
+      { mergedAt: '2026-04-01T10:00:00.000Z', numbers: [], sha: null },
+      cursor,
+    ]);
+    assert.deepEqual(
+      (await runsOf(projectId, automation.id)).map((r) => r.trigger.changes),
+      [[{ repository: 'api', pullRequest: 2 }], [{ repository: 'api', pullRequest: 1 }]],
+    );
+  });
+
+  test('an automation created after a change merged never fires for it, even when another automation recorded the change', async () => {
+    const { projectId, url } = await projectWithApi();
+    clock = new Date('2026-04-02T10:00:00.000Z');
+    const earlier = await codeChange(projectId, 'Earlier');
+    const pull = merge(url, 10, '2026-04-02T11:00:00.000Z');
+    // The merge's webhook reaches the automation that existed then (a webhook does not say when it landed).
+    clock = new Date('2026-04-02T11:00:05.000Z');
+    assert.equal(
+      (await t.app.automations.service.fireForChange(mergedChangeArrival(projectId, 'api', pull, null)))
+        .length,
+      1,
+    );
+    clock = new Date('2026-04-02T12:00:00.000Z');
+    const later = await codeChange(projectId, 'Later');
+    // The first poll lists the change again (from when the earlier automation was created).
+    clock = new Date('2026-04-02T13:00:00.000Z');
+    assert.equal(await loop.poll(), 0);
+    assert.equal((await runsOf(projectId, earlier.id)).length, 1);
+    assert.deepEqual(await runsOf(projectId, later.id), []);
+    const jobs = await t.app.store.db
+      .selectFrom('jobs')
+      .select('id')
+      .where('project_id', '=', projectId)
+      .execute();
+    assert.equal(jobs.length, 1);
+  });
+
+  test('a batch schedule’s second firing carries only the changes merged after the first', async () => {
+    const { projectId, url } = await projectWithApi();
+    clock = new Date('2026-04-06T08:00:00.000Z');
+    const daily = await t.app.automations.service.create(projectId, {
+      name: 'Changelog',
+      trigger: { type: 'schedule', cron: '0 9 * * *', batch: true },
+      instruction: 'Draft a changelog entry for these changes.',
+    });
+    merge(url, 21, '2026-04-06T08:30:00.000Z');
+    clock = new Date('2026-04-06T09:00:30.000Z');
+    assert.equal((await loop.tickSchedules(clock)).created.length, 1);
+    merge(url, 22, '2026-04-06T12:00:00.000Z');
+    merge(url, 23, '2026-04-07T08:00:00.000Z');
+    clock = new Date('2026-04-07T09:00:30.000Z');
+    assert.equal((await loop.tickSchedules(clock)).created.length, 1);
+    const runs = await runsOf(projectId, daily.id);
+    assert.deepEqual(
+      runs.map((r) => [r.trigger.scheduledFor, r.trigger.changes]),
+      [
+        [
+          '2026-04-07T09:00:00.000Z',
+          [
+            { repository: 'api', pullRequest: 22 },
+            { repository: 'api', pullRequest: 23 },
+          ],
+        ],
+        ['2026-04-06T09:00:00.000Z', [{ repository: 'api', pullRequest: 21 }]],
+      ],
+    );
+    assert.ok(runs.every((r) => r.jobId));
+  });
+});
+
 describe('two processes sharing one database', () => {
   test('receiving the same change (each its own delivery) make one run and one job', async () => {
     const database = await createTestDatabase();
     const apps: App[] = [];
+    const servers: ReturnType<typeof buildServer>[] = [];
     try {
       for (let i = 0; i < 2; i++) {
         const config = loadConfig({ ...database.env, DOCWRIGHT_LOG_LEVEL: 'silent' });
@@ -354,7 +502,7 @@ describe('two processes sharing one database', () => {
         trigger: { type: 'code-change', repositories: ['docs'] },
         instruction: 'Update the docs.',
       });
-      const servers = apps.map((app) => buildServer(app));
+      servers.push(...apps.map((app) => buildServer(app)));
       const urls = await Promise.all(servers.map((s) => s.listen({ port: 0, host: '127.0.0.1' })));
       const body = JSON.stringify(samplePayload('github-pull-request-merged'));
       // The host's delivery reaches one process; a second delivery of the same merge (the push's
@@ -383,8 +531,8 @@ describe('two processes sharing one database', () => {
         jobs.map((j) => j.id),
         [runs[0]!.jobId],
       );
-      await Promise.all(servers.map((s) => s.close()));
     } finally {
+      await Promise.all(servers.map((s) => s.close()));
       for (const app of apps) await app.close();
       await database.drop();
     }

@@ -3,6 +3,7 @@
 // delivery again creates nothing; a bad signature gets 401 and stores nothing; own and filtered
 // changes are recorded skipped with their reason.
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { HookHost } from '../../src/automations/code-events.ts';
 import type { ContextRepositories } from '../../src/automations/repositories.ts';
@@ -243,6 +244,113 @@ describe('POST /hooks/{projectId}/{name}', () => {
     assert.equal(await count('jobs', projectId), jobsBefore);
   });
 
+  /** Delivers each signed GitHub event to the github project, processes them, and answers each stored result. */
+  const deliverAndProcess = async (events: [string, unknown][]) => {
+    const ids: string[] = [];
+    for (const [event, payload] of events) {
+      const body = JSON.stringify(payload);
+      const id = `delivery-${randomUUID()}`;
+      ids.push(id);
+      const res = await deliver(projects.github, body, signedHeaders('github', event, body, SECRET, id));
+      assert.equal(res.status, 202, res.body);
+    }
+    // Pushes processed at once: they need not wait for a pull request event here.
+    await new AutomationLoop(t.app, { pollSeconds: 0, pushSettleMs: 0 }).processDeliveries();
+    const rows = await t.app.store.db
+      .selectFrom('hook_deliveries')
+      .select(['delivery_id', 'result'])
+      .where('delivery_id', 'in', ids)
+      .execute();
+    return ids.map((id) => rows.find((r) => r.delivery_id === id)?.result);
+  };
+  /** A merged pull request of the github sample with its own number and commits. */
+  const mergedPull = (number: number) => {
+    const payload = samplePayload('github-pull-request-merged');
+    payload.number = number;
+    payload.pull_request.number = number;
+    payload.pull_request.merge_commit_sha = number.toString(16).padStart(40, 'c');
+    payload.pull_request.head.sha = number.toString(16).padStart(40, 'd');
+    return payload;
+  };
+  /** A push of the github sample with one commit of its own. */
+  const push = (sha: string) => {
+    const payload = samplePayload('github-push');
+    payload.after = sha;
+    payload.commits = [{ ...payload.commits.at(-1), id: sha, message: 'Change the export' }];
+    payload.head_commit = payload.commits[0];
+    return payload;
+  };
+
+  test('a signed event about another repository than the hook URL’s is stored and ignored: no run, no job', async () => {
+    const runsBefore = await count('automation_runs', projects.github);
+    const jobsBefore = await count('jobs', projects.github);
+    const pull = mergedPull(140);
+    pull.repository.html_url = 'https://github.com/acme/billing';
+    const pushed = push('5'.repeat(40));
+    pushed.repository.html_url = 'https://github.com/acme/billing';
+    const results = await deliverAndProcess([
+      ['pull_request', pull],
+      ['push', pushed],
+    ]);
+    for (const result of results) {
+      assert.equal(
+        result,
+        'ignored: the event is about https://github.com/acme/billing, not https://github.com/acme/api',
+      );
+    }
+    assert.equal(await count('automation_runs', projects.github), runsBefore);
+    assert.equal(await count('jobs', projects.github), jobsBefore);
+    // The same events about the hook URL's repository do run: the repository was what ignored them.
+    const ran = await deliverAndProcess([['pull_request', mergedPull(141)]]);
+    assert.deepEqual(ran, ['runs: 1']);
+  });
+
+  test('pushes and merges into a branch other than the watched one start nothing', async () => {
+    const runsBefore = await count('automation_runs', projects.github);
+    const jobsBefore = await count('jobs', projects.github);
+    const pull = mergedPull(150);
+    pull.pull_request.base.ref = 'develop';
+    const pushed = push('6'.repeat(40));
+    pushed.ref = 'refs/heads/develop';
+    const results = await deliverAndProcess([
+      ['pull_request', pull],
+      ['push', pushed],
+    ]);
+    assert.deepEqual(results, [
+      'ignored: a change of branch develop, not the watched main',
+      'ignored: a change of branch develop, not the watched main',
+    ]);
+    assert.equal(await count('automation_runs', projects.github), runsBefore);
+    assert.equal(await count('jobs', projects.github), jobsBefore);
+    // Into main, the same push runs: the branch was what ignored it.
+    assert.deepEqual(await deliverAndProcess([['push', push('7'.repeat(40))]]), ['runs: 1']);
+  });
+
+  test('an automation created after a merge never runs for its webhook, however late, while one older runs once', async () => {
+    const later = await t.app.automations.service.create(projects.github, {
+      name: 'Created after the merge',
+      trigger: { type: 'code-change', repositories: ['docs'] },
+      instruction: 'Update the docs for this change.',
+    });
+    try {
+      const pull = mergedPull(170);
+      pull.pull_request.merged_at = new Date(Date.parse(later.createdAt) - 1_000).toISOString();
+      // Delivered late, then redelivered under a new id after the older automation recorded it.
+      assert.deepEqual(await deliverAndProcess([['pull_request', pull]]), ['runs: 1']);
+      assert.deepEqual(await deliverAndProcess([['pull_request', pull]]), ['runs: 0']);
+      const runs = await t.app.automations.service.runs(projects.github, automations.github, {
+        limit: '100',
+      });
+      assert.equal(
+        runs.runs.filter((r) => (r.trigger.changes[0] as { pullRequest: number }).pullRequest === 170).length,
+        1,
+      );
+      assert.deepEqual((await t.app.automations.service.runs(projects.github, later.id)).runs, []);
+    } finally {
+      await t.app.automations.service.delete(projects.github, later.id);
+    }
+  });
+
   test('a merge’s push arriving before its pull request event waits, so that the pull request makes the run', async () => {
     const projectId = projects.github;
     const pull = samplePayload('github-pull-request-merged');
@@ -404,6 +512,66 @@ describe('a context repository’s webhook (the context repository service)', ()
       }),
       (error: { fields?: { field: string }[] }) => error.fields?.[0]?.field === 'trigger.repositories.0',
     );
+  });
+
+  test('a hook URL’s secret belongs to its project: A’s secret on B’s URL for a repository of the same name → 401, nothing stored', async () => {
+    const [a, b] = await Promise.all(
+      ['A', 'B'].map((name) =>
+        t.app.projects.create({
+          name: `Docs ${name}`,
+          repository: `https://github.com/acme/docs-${name.toLowerCase()}`,
+          token: 'tok-context-hook-0123456789',
+          ref: 'main',
+          model: 'openai/gpt-test',
+        }),
+      ),
+    );
+    const added = new Map<string, string>();
+    for (const project of [a!, b!]) {
+      const { webhookSecret } = await t.app.contextRepositories.add(project.id, {
+        name: 'sdk',
+        repository: 'https://github.com/acme/api',
+        ref: 'main',
+      });
+      added.set(project.id, webhookSecret);
+      await t.app.automations.service.create(project.id, {
+        name: 'Update docs',
+        trigger: { type: 'code-change' },
+        instruction: 'Update the docs for this change.',
+      });
+    }
+    const body = JSON.stringify(samplePayload('github-pull-request-merged'));
+    const send = (projectId: string, secret: string) =>
+      fetch(`${base}/hooks/${projectId}/sdk`, {
+        method: 'POST',
+        headers: signedHeaders('github', 'pull_request', body, secret),
+        body,
+      });
+    const stored = async (projectId: string) =>
+      (
+        await t.app.store.db
+          .selectFrom('hook_deliveries')
+          .select('id')
+          .where('project_id', '=', projectId)
+          .execute()
+      ).length;
+    // A's own URL first, so that A's secret is what a verifier remembered last.
+    assert.equal((await send(a!.id, added.get(a!.id)!)).status, 202);
+    const refused = await send(b!.id, added.get(a!.id)!);
+    assert.equal(refused.status, 401);
+    assert.equal(await stored(b!.id), 0, 'nothing stored for B');
+    await new AutomationLoop(t.app, { pollSeconds: 0 }).processDeliveries();
+    const runsOf = async (projectId: string) =>
+      (
+        await t.app.store.db
+          .selectFrom('automation_runs')
+          .select('id')
+          .where('project_id', '=', projectId)
+          .execute()
+      ).length;
+    assert.deepEqual([await runsOf(a!.id), await runsOf(b!.id)], [1, 0]);
+    // B's own secret verifies on B's URL: the URL works, A's secret was what it refused.
+    assert.equal((await send(b!.id, added.get(b!.id)!)).status, 202);
   });
 
   test('the docs repository’s hook: refused until `project hook-secret` makes its secret; a signed push then starts the docs-push automation; a replaced secret no longer verifies', async () => {

@@ -143,6 +143,32 @@ describe('docwright context', () => {
     );
   });
 
+  test('remove in one project leaves another project’s context repository of the same name', async () => {
+    const [a, b] = [await seedProject(t.app), await seedProject(t.app)];
+    for (const project of [a, b]) {
+      await t.app.contextRepositories.add(project.projectId, {
+        name: 'shared',
+        repository: 'https://github.com/acme/shared',
+      });
+    }
+    const secretOfB = await t.app.contextRepositories.webhookSecretFor(b.projectId, 'shared');
+    const removed = await cliJson<ContextRepositoryView>([
+      'context',
+      'remove',
+      '--project',
+      a.projectId,
+      '--name',
+      'shared',
+    ]);
+    assert.equal(removed.name, 'shared');
+    assert.deepEqual(await t.app.contextRepositories.list(a.projectId), []);
+    assert.deepEqual(
+      (await t.app.contextRepositories.list(b.projectId)).map((r) => r.name),
+      ['shared'],
+    );
+    assert.equal(await t.app.contextRepositories.webhookSecretFor(b.projectId, 'shared'), secretOfB);
+  });
+
   test('errors name the flag and say what to do next', async () => {
     const add = (...args: string[]) =>
       cli(['context', 'add', '--project', p.projectId, '--repository', 'https://github.com/acme/x', ...args]);

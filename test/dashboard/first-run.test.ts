@@ -16,7 +16,11 @@ describe('first run of the embedded default: a one-time link on the console lead
 
   before(async () => {
     database = await createTestDatabase();
-    [server, browser] = await Promise.all([startServerProcess(database.env), launchBrowser()]);
+    // Both are started at once; when one fails, the other is still stopped by after().
+    const [started, launched] = await Promise.allSettled([startServerProcess(database.env), launchBrowser()]);
+    if (started.status === 'fulfilled') server = started.value;
+    if (launched.status === 'fulfilled') browser = launched.value;
+    for (const s of [started, launched]) if (s.status === 'rejected') throw s.reason;
   });
   after(async () => {
     await server?.stop();

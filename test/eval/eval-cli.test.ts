@@ -423,7 +423,7 @@ describe('docwright eval, a real process against the scripted model', () => {
     }
   });
 
-  test('Ctrl-C while a job runs: the run stops, exit status 130, and every temporary file is removed', async () => {
+  test('Ctrl-C while a job runs: the run stops, exit status 130, and every temporary file is removed', async (ctx) => {
     const child = spawn(
       process.execPath,
       [
@@ -445,6 +445,13 @@ describe('docwright eval, a real process against the scripted model', () => {
       stderr += chunk.toString();
     });
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    // Failing before the interrupt below (the model never asked): the evaluation stops with the test.
+    ctx.after(async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const gone = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await gone;
+    });
     // The agent is waiting for the model: the job is running, with a checkout and an agent process.
     await waitFor(() => model.requests.some((r) => r.rawBody.includes('Take your time')), {
       timeoutMs: 60_000,

@@ -3,12 +3,19 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { HookHost } from '../../src/automations/code-events.ts';
 
-/** A sample payload of test/automations/payloads, as a fresh object to change. */
+/**
+ * A sample payload of test/automations/payloads, as a fresh object to change. A merged pull
+ * request's `merged_at` is now: the sample is a merge that just happened, after the automations a
+ * test made (one merged before an automation existed never runs it).
+ */
 // biome-ignore lint/suspicious/noExplicitAny: payloads are edited freely
-export const samplePayload = (name: string): any =>
-  JSON.parse(
+export function samplePayload(name: string): any {
+  const payload = JSON.parse(
     readFileSync(path.join(import.meta.dirname, '..', 'automations', 'payloads', `${name}.json`), 'utf8'),
   );
+  if (payload.pull_request?.merged_at) payload.pull_request.merged_at = new Date().toISOString();
+  return payload;
+}
 
 /** The headers a host sends with a delivery of `event`, signed with `secret` by its own scheme. */
 export function signedHeaders(

@@ -2,6 +2,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { type AddressInfo, createServer } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { killChild, trackChild } from './children.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/docwright.js');
 
@@ -71,10 +72,11 @@ export async function startServerProcess(
     env: options.replaceEnv ? env : { ...process.env, DOCWRIGHT_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  trackChild(child, { group: true });
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
-      child.kill('SIGKILL');
+      killChild(child, true);
       reject(new Error(`server did not start:\n${output}`));
     }, 20_000);
     const onData = (chunk: Buffer) => {
@@ -161,9 +163,13 @@ export async function startWorkerCommand(env: Record<string, string>): Promise<S
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  trackChild(child, { group: true });
   let output = '';
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output}`)), 20_000);
+    const timer = setTimeout(() => {
+      killChild(child, true);
+      reject(new Error(`worker did not start:\n${output}`));
+    }, 20_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       if (output.includes('docwright worker running')) {

@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { App } from '../../src/app.ts';
+import { killChild, trackChild } from './children.ts';
 
 const FIXTURE = path.resolve(import.meta.dirname, '../fixtures/worker-process.ts');
 
@@ -19,7 +20,8 @@ export interface WorkerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-const started = new Set<WorkerProcess>();
+/** How to stop each worker process started and not exited yet, ready or not. */
+const liveWorkers = new Set<WorkerProcess['stop']>();
 
 /**
  * Starts test/fixtures/worker-process.ts (a real worker with a scripted
@@ -29,17 +31,29 @@ const started = new Set<WorkerProcess>();
 export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
   const child = spawn(process.execPath, [FIXTURE], {
     env: { ...process.env, DOCWRIGHT_LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // stdin stays open while this process lives: the worker exits when it closes (see the fixture).
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
+  trackChild(child, { group: false });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    return exited;
+  };
+  // Known from the spawn, not once ready: a test failing while its workers start still stops them all.
+  liveWorkers.add(stop);
+  void exited.then(() => liveWorkers.delete(stop));
   const collect = (chunk: Buffer) => {
     output += chunk.toString();
   };
   child.stdout!.on('data', collect);
   child.stderr!.on('data', collect);
   const id = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output}`)), 20_000);
+    const timer = setTimeout(() => {
+      killChild(child, false);
+      reject(new Error(`worker did not start:\n${output}`));
+    }, 20_000);
     const onData = () => {
       const match = /worker ready (\S+)\n/.exec(output);
       if (!match) return;
@@ -53,25 +67,12 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<W
       reject(new Error(`worker exited with ${code} before it was ready:\n${output}`));
     });
   });
-  const worker: WorkerProcess = {
-    id,
-    pid: child.pid!,
-    child,
-    output: () => output,
-    exited,
-    async stop(signal = 'SIGTERM') {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exited;
-    },
-  };
-  started.add(worker);
-  void exited.then(() => started.delete(worker));
-  return worker;
+  return { id, pid: child.pid!, child, output: () => output, exited, stop };
 }
 
-/** SIGKILLs every worker process this test file started that is still alive (for `after` hooks). */
+/** SIGKILLs every worker process this test file started that is still alive, ready or not (for `after` hooks). */
 export async function killWorkerProcesses(): Promise<void> {
-  await Promise.all([...started].map((w) => w.stop('SIGKILL')));
+  await Promise.all([...liveWorkers].map((stop) => stop('SIGKILL')));
 }
 
 /**

@@ -95,6 +95,36 @@ describe('a plain create on PostgreSQL in one round trip', { skip: testDialect !
     await setProject({ settings: '{}' });
   });
 
+  test('the remembered project: after its model changes, the next job has the new model', async () => {
+    const own = await seedProject(t.app, { model: 'openai/gpt-before', rateLimit: 100 });
+    const create = async () =>
+      (await t.app.jobs.create(own.projectId, { prompt: 'Document the export command' })).body as {
+        model: string;
+      };
+    assert.equal((await create()).model, 'openai/gpt-before');
+    // Remembered now: the next create is the one-round-trip call on what this process read.
+    assert.equal((await create()).model, 'openai/gpt-before');
+    await t.app.projects.update(own.projectId, { model: 'openai/gpt-after' });
+    assert.equal((await create()).model, 'openai/gpt-after');
+    // Changed behind this process's back (another process, or SQL by hand): the same.
+    await t.app.store.db
+      .updateTable('projects')
+      .set({ model: 'openai/gpt-elsewhere' })
+      .where('id', '=', own.projectId)
+      .execute();
+    assert.equal((await create()).model, 'openai/gpt-elsewhere');
+    const models = await t.app.store.db
+      .selectFrom('jobs')
+      .select('model')
+      .where('project_id', '=', own.projectId)
+      .orderBy('created_at')
+      .execute();
+    assert.deepEqual(
+      models.map((m) => m.model),
+      ['openai/gpt-before', 'openai/gpt-before', 'openai/gpt-after', 'openai/gpt-elsewhere'],
+    );
+  });
+
   test('a webhook endpoint disabled between the read and the call gets no delivery, and no message is left', async () => {
     const endpoint = await t.app.webhooks.createEndpoint(
       p.projectId,

@@ -333,4 +333,57 @@ describe('a job that documents a code change, end to end on a GitHub double', ()
       missing.close();
     }
   });
+
+  test('commentOnSource off: the source pull request gets no comment and the job no change.commented event', async () => {
+    await t.app.projects.update(projectId, { commentOnSource: false });
+    try {
+      const commentsBefore = github.repo('octo/docs').comments.length;
+      model.push(
+        toolCall('read_file', { path: 'docs/index.mdx' }),
+        toolCall('edit_file', {
+          path: 'docs/index.mdx',
+          old_string: 'Run `api`.',
+          new_string: 'Run `api`; `api --verbose` prints each step.',
+        }),
+        toolCall('finish', { title: 'Document --verbose', summary: 'Documents the new --verbose flag.' }),
+      );
+      const id = await create({
+        prompt: 'Document this change.',
+        changes: [{ repository: 'docs', pullRequest: pull }],
+      });
+      const done = await ended(id);
+      assert.equal(done.status, 'completed', JSON.stringify(done.error));
+      assert.ok(done.prLink, 'a docs pull request was opened, which a comment would have linked');
+      assert.equal(done.changes.length, 1);
+      assert.equal(github.repo('octo/docs').comments.length, commentsBefore, 'no comment');
+      const events = await t.app.jobs.events(projectId, id, {});
+      assert.ok(events.some((e) => e.type === 'changes.resolved'));
+      assert.deepEqual(
+        events.filter((e) => e.type === 'change.commented'),
+        [],
+      );
+    } finally {
+      await t.app.projects.update(projectId, { commentOnSource: true });
+    }
+  });
+
+  test('a change URL whose path names a configured repository on another host is never fetched, and the job has no changes', async () => {
+    const before = github.requests.length;
+    model.push(toolCall('finish', { title: 'Nothing', summary: 'No documentation change needed here.' }));
+    // `octo/api` is the context repository `api` at githttp's host; these name it at other hosts.
+    const elsewhere = [
+      `http://code.example.net/octo/api/pull/${apiPull}`,
+      `${githttp.baseUrl.replace('127.0.0.1', 'localhost')}/octo/docs/pull/${pull}`,
+    ];
+    const id = await create({ prompt: `Provided code changes: ${elsewhere.join(' and ')}.` });
+    const done = await ended(id);
+    assert.equal(done.status, 'completed', JSON.stringify(done.error));
+    assert.deepEqual(done.changes, []);
+    const asked = github.requests.slice(before).map((r) => r.path);
+    assert.deepEqual(
+      asked.filter((p) => /\/pulls\/|\/commits\//.test(p)),
+      [],
+      `no change was fetched: ${asked.join(', ')}`,
+    );
+  });
 });

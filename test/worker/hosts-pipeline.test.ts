@@ -9,17 +9,13 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type ScriptedServer, startOpenAIServer, toolCall } from '../doubles/openai-server.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { MINTLIFY_FIXTURE, mintlifyFixtureSkip } from '../helpers/fixtures.ts';
 import { HOST_KINDS, type HostedRepository, startHostedRepository } from '../helpers/hosts.ts';
+import { mintlifySiteFiles, QUICKSTART_WELCOME } from '../helpers/mintlify-site.ts';
 import { type ServerProcess, startServerProcess } from '../helpers/process.ts';
 import { firstRun, runCheckouts, waitFor } from '../helpers/worker.ts';
 
-const FIXTURE = MINTLIFY_FIXTURE;
-const fixtureMissing = mintlifyFixtureSkip('the end-to-end runs on the real Mintlify site');
-
 const MODEL_KEY = 'sk-e2eModelKey0123456789abcdefXYZ';
-const WELCOME =
-  "After you complete this guide, you'll have a live documentation site ready to customize and update.";
+const WELCOME = QUICKSTART_WELCOME;
 
 /** Every file under `dir` as text, for secret scans. */
 function allText(dir: string): string {
@@ -114,9 +110,7 @@ async function setUp(
 const checkouts = runCheckouts;
 
 for (const kind of HOST_KINDS) {
-  describe(`end to end on ${kind}: POST → agent → push → one pull request → follow-up`, {
-    skip: fixtureMissing,
-  }, () => {
+  describe(`end to end on ${kind}: POST → agent → push → one pull request → follow-up`, () => {
     let t: TestApp;
     let hosted: HostedRepository;
     let model: ScriptedServer;
@@ -125,7 +119,7 @@ for (const kind of HOST_KINDS) {
     before(async () => {
       [t, hosted, model] = await Promise.all([
         startTestApp(),
-        startHostedRepository(kind, FIXTURE),
+        startHostedRepository(kind, mintlifySiteFiles()),
         startOpenAIServer({ apiKey: MODEL_KEY }),
       ]);
       ctx = await setUp(t, hosted, model, {});

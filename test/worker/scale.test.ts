@@ -30,12 +30,18 @@ describe('worker processes at scale (PostgreSQL, docs/worker.mdx)', { skip: only
     logDir = mkdtempSync(path.join(tmpdir(), 'docwright-scale-'));
   });
   after(async () => {
-    await killWorkerProcesses();
-    await t.close();
-    rmSync(logDir, { recursive: true, force: true });
+    try {
+      await killWorkerProcesses();
+      await t?.close();
+    } finally {
+      if (logDir) rmSync(logDir, { recursive: true, force: true });
+    }
   });
 
   test(`${WORKERS} worker processes run ${JOBS} jobs: each run exactly once, work shared`, async (ctx) => {
+    // Pass or fail, the workers stop with the test (those still starting too), before the
+    // database they hold connections to is dropped.
+    ctx.after(() => killWorkerProcesses());
     const projects = await Promise.all(
       Array.from({ length: PROJECTS }, () => seedProject(t.app, { rateLimit: 100_000 })),
     );
