@@ -7,6 +7,7 @@
 import type { Redact } from '../../redact.ts';
 import { parseRetryAfter, type RetryPolicy, retry } from '../../retry.ts';
 import { LineSplitter } from '../lines.ts';
+import { fetchWithinOrigin, RedirectRefused } from './redirects.ts';
 
 export type { RetryPolicy };
 
@@ -226,8 +227,9 @@ interface Exchange {
 const headerRecord = (headers: Headers) => Object.fromEntries(headers);
 
 /**
- * One HTTP exchange: answers ≥ 400 and network failures become `HttpFailure`s (their bodies read
- * up to a bound); the caller's abort is passed through as is. `read` reads a successful answer,
+ * One HTTP exchange: answers ≥ 400, network failures and refused redirects (redirects.ts: no
+ * credential leaves its origin) become `HttpFailure`s (their bodies read up to a bound); the
+ * caller's abort is passed through as is. `read` reads a successful answer,
  * under the same timeout.
  */
 async function exchange<T>(
@@ -238,6 +240,8 @@ async function exchange<T>(
   const noAnswer = (error: unknown) => {
     if (options.signal?.aborted) throw options.signal.reason;
     if (error instanceof HttpFailure) throw error;
+    // A refused redirect is the host's answer, not a network failure: trying again will not help.
+    if (error instanceof RedirectRefused) throw new HttpFailure(error.status, options.redact(error.message));
     const reason = timeout.aborted
       ? `no answer within ${options.timeoutMs} ms`
       : error instanceof Error
@@ -247,7 +251,7 @@ async function exchange<T>(
   };
   let response: Response;
   try {
-    response = await options.fetch(options.url, { ...options.init, signal });
+    response = await fetchWithinOrigin(options.fetch, options.url, options.init, signal);
   } catch (error) {
     return noAnswer(error);
   }
