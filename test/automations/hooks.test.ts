@@ -140,6 +140,41 @@ describe('POST /hooks/{projectId}/{name}', () => {
     });
   }
 
+  test('every unauthenticated request gets one byte-identical 401: unknown project or name, missing, malformed, wrong or another host’s signature', async () => {
+    const sample = MERGE_SAMPLES.github;
+    const body = JSON.stringify(samplePayload(sample.payload));
+    const signed = signedHeaders('github', sample.event, body, SECRET);
+    const { 'x-hub-signature-256': _signature, ...unsigned } = signed;
+    const before = await count('hook_deliveries', projects.github);
+    const attempts: [string, string, Record<string, string>][] = [
+      ['unknown project', 'prj_00000000000000000000000000/docs', signed],
+      ['unknown repository name', `${projects.github}/api`, signed],
+      ['missing signature', `${projects.github}/docs`, unsigned],
+      ['malformed signature', `${projects.github}/docs`, { ...unsigned, 'x-hub-signature-256': 'sha256=zz' }],
+      [
+        'wrong signature',
+        `${projects.github}/docs`,
+        signedHeaders('github', sample.event, body, `${SECRET}x`),
+      ],
+      [
+        'another host’s header',
+        `${projects.github}/docs`,
+        signedHeaders('gitlab', 'Push Hook', body, SECRET),
+      ],
+      ['GitLab: wrong token', `${projects.gitlab}/docs`, signedHeaders('gitlab', 'Push Hook', body, 'nope')],
+      ['Gitea: GitHub’s header', `${projects.gitea}/docs`, signed],
+    ];
+    const answers = new Map<string, string[]>();
+    for (const [what, url, headers] of attempts) {
+      const res = await fetch(`${base}/hooks/${url}`, { method: 'POST', headers, body });
+      const answer = `${res.status} ${res.headers.get('content-type')}\n${await res.text()}`;
+      answers.set(answer, [...(answers.get(answer) ?? []), what]);
+    }
+    assert.equal(answers.size, 1, [...answers].map(([a, w]) => `${w.join(', ')}:\n${a}`).join('\n\n'));
+    assert.match([...answers.keys()][0]!, /^401 application\/problem\+json.*\n.*"code":"unauthorized"/);
+    assert.equal(await count('hook_deliveries', projects.github), before);
+  });
+
   test('an unknown project or repository name → 401 alike, nothing stored', async () => {
     const sample = MERGE_SAMPLES.github;
     const body = JSON.stringify(samplePayload(sample.payload));
@@ -161,6 +196,27 @@ describe('POST /hooks/{projectId}/{name}', () => {
       'x-hub-signature-256': `sha256=${'0'.repeat(64)}`,
     });
     assert.equal(tooLarge.status, 413, tooLarge.body);
+    assert.match(JSON.parse(tooLarge.body).detail, /larger than 25 MiB$/);
+    // Sent in chunks (no Content-Length): the same answer once the body passes the limit.
+    const chunk = new Uint8Array(1024 * 1024).fill(0x78);
+    let sent = 0;
+    const chunked = await fetch(`${base}/hooks/${projectId}/docs`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-github-event': 'push',
+        'x-hub-signature-256': `sha256=${'0'.repeat(64)}`,
+      },
+      body: new ReadableStream({
+        pull(controller) {
+          if (sent++ > 26) controller.close();
+          else controller.enqueue(chunk);
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit);
+    assert.equal(chunked.status, 413);
+    assert.match(((await chunked.json()) as { detail: string }).detail, /larger than 25 MiB$/);
     assert.equal(await count('hook_deliveries', projectId), before);
     const odd = 'not json at all';
     const { 'content-type': _type, ...headers } = signedHeaders(
