@@ -4,6 +4,7 @@
 // changes are recorded skipped with their reason.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { HookHost } from '../../src/automations/code-events.ts';
 import type { ContextRepositories } from '../../src/automations/repositories.ts';
 import { AutomationLoop } from '../../src/worker/automation-loop.ts';
@@ -237,6 +238,45 @@ describe('POST /hooks/{projectId}/{name}', () => {
     assert.ok(stored.processed_at);
     assert.match(stored.result!, /^ignored: the body is not a JSON object/);
     assert.equal(await count('automation_runs', projectId), runsBefore, 'no run');
+  });
+
+  test('a signed body of 20 MB of nesting: /healthz answers promptly while it is processed, memory stays bounded, the delivery is ignored with the reason', async () => {
+    const projectId = projects.github;
+    const body = `{"a":${'['.repeat(10_000_000)}${']'.repeat(10_000_000)}}`;
+    const res = await deliver(
+      projectId,
+      body,
+      signedHeaders('github', 'pull_request', body, SECRET, 'deep-1'),
+    );
+    assert.equal(res.status, 202, res.body);
+    const rssBefore = process.memoryUsage().rss;
+    let peak = rssBefore;
+    let processing = true;
+    const processed = loop.processDeliveries().finally(() => {
+      processing = false;
+    });
+    const latencies: number[] = [];
+    do {
+      const started = performance.now();
+      const health = await fetch(`${base}/healthz`);
+      assert.equal(health.status, 200);
+      await health.text();
+      latencies.push(performance.now() - started);
+      peak = Math.max(peak, process.memoryUsage().rss);
+      await sleep(5);
+    } while (processing);
+    await processed;
+    peak = Math.max(peak, process.memoryUsage().rss);
+    const slowest = Math.max(...latencies);
+    assert.ok(slowest < 1_500, `/healthz took ${Math.round(slowest)} ms while the body was processed`);
+    const grown = (peak - rssBefore) / 1024 / 1024;
+    assert.ok(grown < 300, `resident memory grew by ${Math.round(grown)} MiB`);
+    const stored = await t.app.store.db
+      .selectFrom('hook_deliveries')
+      .select(['result'])
+      .where('delivery_id', '=', 'deep-1')
+      .executeTakeFirstOrThrow();
+    assert.match(stored.result!, /^ignored: the body is not parsed: it is nested more than 256 levels deep/);
   });
 
   test('ping → 200 and nothing stored', async () => {
