@@ -118,12 +118,14 @@ export async function openApp(config: Config, options: OpenAppOptions = {}): Pro
     signals,
     keys,
     mirrors: new MirrorCache(config.mirrors),
+    allowLinkLocalRepositories: config.allowLinkLocalRepositories,
   });
   const contextRepositories = createContextRepositoryService({
     store,
     secretBox: getSecretBox,
     publicUrl: config.publicUrl,
     now,
+    allowLinkLocalRepositories: config.allowLinkLocalRepositories,
   });
   const jobs = createJobService({
     store,

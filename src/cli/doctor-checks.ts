@@ -184,7 +184,15 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorRepo
         add(
           'repository',
           task(label('repository'), (s) =>
-            checkProjectRepository(project, credentials, redact, remember, timeoutMs, s),
+            checkProjectRepository(
+              project,
+              credentials,
+              redact,
+              remember,
+              timeoutMs,
+              s,
+              defaults.allowLinkLocalRepositories,
+            ),
           ),
           project,
         );

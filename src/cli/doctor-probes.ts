@@ -224,10 +224,12 @@ export async function checkProjectRepository(
   remember: (secret: string) => Redact,
   timeoutMs: number,
   signal: AbortSignal,
+  /** `DOCWRIGHT_REPOSITORY_ALLOW_LINK_LOCAL`, as the server judges the address. */
+  allowLinkLocal = false,
 ): Promise<Outcome> {
   try {
     const host = probeHost(project, secrets, timeoutMs);
-    const remote = await gitAccess(host, signal);
+    const remote = await gitAccess(host, signal, { allowLinkLocal });
     const { env } = remote;
     // A GitHub App's installation token is minted, not stored: redact it too.
     const clean = remote.token ? remember(remote.token) : redact;

@@ -88,6 +88,7 @@ export function createPipeline(app: PipelineDeps, options: PipelineOptions = {})
     const agent = spares.take();
     try {
       const host = createHost(project, secrets);
+      const gitOptions = { allowLinkLocal: app.config.allowLinkLocalRepositories };
       const contextHosts = new Map(
         contexts.map((c) => [
           c.name,
@@ -101,8 +102,8 @@ export function createPipeline(app: PipelineDeps, options: PipelineOptions = {})
       if (resolved.length > 0) await record('changes.resolved', { changes });
       const codeContext = options.codeContext
         ? await options.codeContext(job, run, signal)
-        : await codeContextOf(contexts, contextHosts, resolved, signal);
-      const remote = await gitAccess(host, signal);
+        : await codeContextOf(contexts, contextHosts, resolved, signal, gitOptions);
+      const remote = await gitAccess(host, signal, gitOptions);
       // A GitHub App installation token is minted, not stored with the project.
       if (remote.token)
         redact = createRedactor([...confidentialValues(secrets), ...contextTokens, remote.token]);

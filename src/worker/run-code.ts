@@ -14,7 +14,7 @@ import { type Checkout, classifyGitError, fetchIntoCheckout } from '../git/check
 import { type CodeSource, GitCodeReader } from '../git/code-reader.ts';
 import { openContextRepository } from '../git/context-repository.ts';
 import { credentialSecrets } from '../git/credentials.ts';
-import { type CodeHost, gitAccess } from '../git/hosts/index.ts';
+import { type CodeHost, type GitAccessOptions, gitAccess } from '../git/hosts/index.ts';
 import type { MirrorCache } from '../git/mirror.ts';
 import type { ContextRepositoryAccess } from '../projects/context-repositories.ts';
 import type { ResolvedChange } from './change-resolution.ts';
@@ -70,11 +70,12 @@ export async function codeContextOf(
   hosts: ReadonlyMap<string, CodeHost>,
   resolved: readonly ResolvedChange[],
   signal: AbortSignal,
+  gitOptions: GitAccessOptions = {},
 ): Promise<RunCodeContext> {
   const headOf = (name: string) => resolved.find((r) => r.repository === name)?.change.headSha;
   const contextRepositories = await Promise.all(
     repositories.map(async (repository): Promise<ContextRepositorySource> => {
-      const access = await gitAccess(hosts.get(repository.name)!, signal);
+      const access = await gitAccess(hosts.get(repository.name)!, signal, gitOptions);
       const commit = headOf(repository.name);
       return {
         name: repository.name,
