@@ -9,9 +9,11 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, test } from 'node:test';
+import { classifyGitError } from '../../src/git/checkout.ts';
 import { HostError } from '../../src/git/hosts/host.ts';
-import { createHost } from '../../src/git/hosts/index.ts';
+import { createHost, gitAccess } from '../../src/git/hosts/index.ts';
 import { carriesCredentials } from '../../src/git/hosts/redirects.ts';
+import { listRemoteRefs } from '../../src/git/remote-refs.ts';
 
 const TOKEN = 'glpat-redirectSecret12345';
 const FAST = { retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 10 } };
@@ -110,6 +112,28 @@ describe('host API redirects', () => {
       assert.ok(atApi[1]!.url.startsWith('/moved/') && sawToken(atApi[1]!));
     });
   }
+
+  test('git: the repository redirecting to another origin does not hand it the credential', async () => {
+    const host = createHost(
+      { host: 'gitlab', repository: `${originOf(api)}/acme/widgets`, apiUrl: null },
+      { token: TOKEN },
+      FAST,
+    );
+    const access = await gitAccess(host);
+    const failure = await listRemoteRefs(access.url, [], { env: access.env, timeoutMs: 30_000 }).then(
+      () => assert.fail('expected git to refuse the redirect'),
+      (error: unknown) => classifyGitError(error),
+    );
+    assert.ok(failure instanceof HostError, String(failure));
+    assert.equal(failure.code, 'repository-not-found');
+    assert.match(failure.message, /returned error: 302.*follows no redirect with credentials/);
+    assert.match(String(atApi[0]?.headers.authorization), /^Basic /, 'git sent the credential to its origin');
+    assert.deepEqual(
+      atOther.filter((seen) => seen.headers.authorization !== undefined || sawToken(seen)),
+      [],
+      'the other origin received the credential',
+    );
+  });
 
   test('a request without credentials may follow a redirect to another origin', async () => {
     assert.equal(await hostOf('gitlab', '').defaultBranch(), 'trunk');
