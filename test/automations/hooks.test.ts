@@ -3,15 +3,25 @@
 // delivery again creates nothing; a bad signature gets 401 and stores nothing; own and filtered
 // changes are recorded skipped with their reason.
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { HookHost } from '../../src/automations/code-events.ts';
 import type { ContextRepositories } from '../../src/automations/repositories.ts';
+import { createLogger } from '../../src/logger.ts';
 import { AutomationLoop } from '../../src/worker/automation-loop.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { MERGE_SAMPLES, samplePayload, signedHeaders } from '../helpers/hook-deliveries.ts';
 
 const SECRET = 'whsec-automation-test-0123456789';
+/** What the server logged, one JSON line each. */
+const logged: string[] = [];
+const logLines = new Writable({
+  write(chunk, _encoding, done) {
+    logged.push(...String(chunk).split('\n').filter(Boolean));
+    done();
+  },
+});
 const contexts: ContextRepositories = {
   accessFor: async () => [],
   webhookSecretFor: async (_projectId, name) => (name === 'docs' ? SECRET : undefined),
@@ -25,7 +35,7 @@ describe('POST /hooks/{projectId}/{name}', () => {
   const automations: Record<HookHost, string> = { github: '', gitlab: '', gitea: '' };
 
   before(async () => {
-    t = await startTestApp({ contexts });
+    t = await startTestApp({ contexts, logger: createLogger('warn', logLines) });
     base = await t.listen();
     loop = new AutomationLoop(t.app, { pollSeconds: 0 });
     for (const host of ['github', 'gitlab', 'gitea'] as const) {
@@ -172,6 +182,24 @@ describe('POST /hooks/{projectId}/{name}', () => {
       answers.set(answer, [...(answers.get(answer) ?? []), what]);
     }
     assert.equal(answers.size, 1, [...answers].map(([a, w]) => `${w.join(', ')}:\n${a}`).join('\n\n'));
+    // The server log says why, each time, without a secret.
+    const reasons = logged
+      .filter((line) => line.includes('webhook refused'))
+      .map((line) => JSON.parse(line).reason);
+    for (const reason of [
+      /no such project or repository/,
+      /X-Hub-Signature-256 is missing/,
+      /X-Hub-Signature-256 is not "sha256="/,
+      /X-Hub-Signature-256 does not match/,
+      /X-Gitlab-Token does not match/,
+      /X-Gitea-Signature is missing/,
+    ]) {
+      assert.ok(
+        reasons.some((r) => reason.test(r)),
+        `${reason} in ${JSON.stringify(reasons)}`,
+      );
+    }
+    assert.ok(!logged.some((line) => line.includes(SECRET)), 'a secret was logged');
     assert.match([...answers.keys()][0]!, /^401 application\/problem\+json.*\n.*"code":"unauthorized"/);
     assert.equal(await count('hook_deliveries', projects.github), before);
   });

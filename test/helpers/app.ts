@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { type App, openApp } from '../../src/app.ts';
 import type { ContextRepositories } from '../../src/automations/repositories.ts';
 import { loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger, type Logger } from '../../src/logger.ts';
 import { buildServer } from '../../src/server.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { temporaryDirectory } from './temp.ts';
@@ -25,6 +25,8 @@ export interface TestAppOptions {
   now?: () => Date;
   /** The context repositories and webhook secrets automations see (src/automations/repositories.ts). */
   contexts?: ContextRepositories;
+  /** Where the app logs (default: nowhere). */
+  logger?: Logger;
 }
 
 /** A docwright app and HTTP server on an isolated database, for in-process tests. */
@@ -32,7 +34,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const database = await createTestDatabase();
   const config = loadConfig({ ...database.env, DOCWRIGHT_LOG_LEVEL: 'silent', ...options.env });
   const app = await openApp(config, {
-    logger: createLogger('silent'),
+    logger: options.logger ?? createLogger('silent'),
     now: options.now,
     contexts: options.contexts,
   }).catch(async (error) => {
