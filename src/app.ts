@@ -163,6 +163,7 @@ export async function openApp(config: Config, options: OpenAppOptions = {}): Pro
       contexts: options.contexts ?? automationContexts(contextRepositories),
       logger,
       now,
+      allowLinkLocalRepositories: config.allowLinkLocalRepositories,
     }),
     signals,
     metrics: createMetrics(store),

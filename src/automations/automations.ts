@@ -38,6 +38,8 @@ export interface AutomationServiceOptions {
   now: () => Date;
   /** The files of a change, for automations with `paths` (default: through the repository's host). */
   changeFiles?: ChangeFiles;
+  /** `DOCWRIGHT_REPOSITORY_ALLOW_LINK_LOCAL`: see git/repository-address.ts. */
+  allowLinkLocalRepositories?: boolean;
 }
 
 /** A change as it arrived (webhook or poll), ready to be judged by each automation. */

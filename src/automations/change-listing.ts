@@ -3,7 +3,13 @@
  * polling fallback and for batched schedules: the repositories automations watch, with the
  * credentials to list them.
  */
-import { type ChangeCursor, type ChangeRef, createHost, type MergedChanges } from '../git/hosts/index.ts';
+import {
+  type ChangeCursor,
+  type ChangeRef,
+  createHost,
+  type HostOptions,
+  type MergedChanges,
+} from '../git/hosts/index.ts';
 import type { ProjectService } from '../projects/projects.ts';
 import { DOCS_REPOSITORY, type RunChange } from './automation.ts';
 import type { ContextRepositories, WatchedRepository } from './repositories.ts';
@@ -16,11 +22,15 @@ export type ListChanges = (
   signal?: AbortSignal,
 ) => Promise<MergedChanges>;
 
-export const listThroughHost: ListChanges = (repository, ref, since, signal) =>
-  createHost(
-    { host: repository.host, repository: repository.repository, apiUrl: repository.apiUrl },
-    { token: repository.token },
-  ).listMergedChanges({ ref, since, signal });
+/** Lists through each repository's host; `hostOptions.allowLinkLocal`: `DOCWRIGHT_REPOSITORY_ALLOW_LINK_LOCAL`. */
+export const listThroughHost =
+  (hostOptions: HostOptions = {}): ListChanges =>
+  (repository, ref, since, signal) =>
+    createHost(
+      { host: repository.host, repository: repository.repository, apiUrl: repository.apiUrl },
+      { token: repository.token },
+      hostOptions,
+    ).listMergedChanges({ ref, since, signal });
 
 /** The project's repositories by name, `docs` (its own, with its token) first. */
 export async function repositoriesOf(
@@ -51,6 +61,8 @@ export type ChangeFiles = (
 export function changeFilesThroughHost(deps: {
   projects: ProjectService;
   contexts: ContextRepositories;
+  /** `DOCWRIGHT_REPOSITORY_ALLOW_LINK_LOCAL`: see git/repository-address.ts. */
+  allowLinkLocalRepositories?: boolean | undefined;
 }): ChangeFiles {
   return async (projectId, change) => {
     const repository = (await repositoriesOf(projectId, deps)).find((r) => r.name === change.repository);
@@ -64,6 +76,7 @@ export function changeFilesThroughHost(deps: {
     const found = await createHost(
       { host: repository.host, repository: repository.repository, apiUrl: repository.apiUrl },
       { token: repository.token },
+      { allowLinkLocal: deps.allowLinkLocalRepositories },
     ).getChange(ref, { limits: { maxFiles: 3_000, maxFileDiff: 0, maxTotalDiff: 0, maxCommits: 1 } });
     const files = found.files.map((f) => f.path);
     return { files, complete: found.totalFiles === null || found.totalFiles <= files.length };

@@ -77,3 +77,23 @@ export async function checkRemoteAddress(url: string, allowLinkLocal: boolean): 
     throw new HostError('repository-address-refused', `git did not contact ${url}: ${problem}`);
   }
 }
+
+/**
+ * The same refusal for a code host's API requests: each origin's name is resolved once per
+ * check (a host lives for one run or one call), before its first request.
+ */
+export function apiAddressCheck(allowLinkLocal: boolean): (url: URL) => Promise<void> {
+  const checked = new Map<string, Promise<void>>();
+  return (url) => {
+    if (allowLinkLocal) return Promise.resolve();
+    let check = checked.get(url.origin);
+    if (check === undefined) {
+      check = linkLocalProblem(url.href).then((problem) => {
+        if (problem === undefined) return;
+        throw new HostError('repository-address-refused', `docwright did not call ${url.origin}: ${problem}`);
+      });
+      checked.set(url.origin, check);
+    }
+    return check;
+  };
+}

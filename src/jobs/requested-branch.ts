@@ -38,9 +38,8 @@ export async function checkRequestedBranch(
       const secrets = await projects.getSecrets(projectId);
       redact = createRedactor(confidentialValues(secrets));
       const signal = AbortSignal.timeout(REMOTE_TIMEOUT_MS);
-      const access = await gitAccess(createHost(project, secrets), signal, {
-        allowLinkLocal: deps.allowLinkLocal,
-      });
+      const addresses = { allowLinkLocal: deps.allowLinkLocal };
+      const access = await gitAccess(createHost(project, secrets, addresses), signal, addresses);
       if (access.token) redact = createRedactor([...confidentialValues(secrets), access.token]);
       const head = `refs/heads/${branch}`;
       const listed = await listRemoteRefs(access.url, [head], { env: access.env, redact, signal });

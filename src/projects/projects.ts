@@ -290,6 +290,7 @@ export function createProjectService(deps: {
             githubPrivateKey: input.githubPrivateKey ?? undefined,
             githubInstallationId: input.githubInstallationId ?? undefined,
           },
+          { allowLinkLocal },
         ),
         undefined,
         { allowLinkLocal },

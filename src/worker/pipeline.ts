@@ -87,12 +87,12 @@ export function createPipeline(app: PipelineDeps, options: PipelineOptions = {})
     // checkout is made.
     const agent = spares.take();
     try {
-      const host = createHost(project, secrets);
       const gitOptions = { allowLinkLocal: app.config.allowLinkLocalRepositories };
+      const host = createHost(project, secrets, gitOptions);
       const contextHosts = new Map(
         contexts.map((c) => [
           c.name,
-          createHost({ host: c.host, repository: c.repository, apiUrl: c.apiUrl }, c.secrets),
+          createHost({ host: c.host, repository: c.repository, apiUrl: c.apiUrl }, c.secrets, gitOptions),
         ]),
       );
       const hostOf = (name: string) => (name === DOCS_REPOSITORY ? host : contextHosts.get(name));

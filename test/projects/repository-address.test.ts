@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import dns from 'node:dns/promises';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { DocwrightError } from '../../src/errors.ts';
-import { createHost, gitAccess, HostError } from '../../src/git/hosts/index.ts';
+import { createHost, gitAccess, HostError, type HostOptions } from '../../src/git/hosts/index.ts';
 import { seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
 
 /** What the test's names resolve to; every other name goes to the real lookup. */
@@ -163,5 +163,60 @@ describe('repository addresses', () => {
       (await gitAccess(host, undefined, { allowLinkLocal: true })).url,
       'https://git.later.test/acme/docs.git',
     );
+  });
+
+  test('API calls resolve the name too: a metadata address is refused before any request, a redirect to one is not followed', async () => {
+    answers.set('api.later.test', '169.254.169.254');
+    const sent: string[] = [];
+    const counting: typeof fetch = async (input) => {
+      sent.push(String(input));
+      return new Response('{"default_branch":"main"}', { headers: { 'content-type': 'application/json' } });
+    };
+    const hostOf = (kind: 'github' | 'gitlab' | 'gitea', options: HostOptions) =>
+      createHost(
+        { host: kind, repository: 'https://code.corp.test/acme/docs', apiUrl: 'https://api.later.test' },
+        { token: 'tok-apiAddressTest0123456789' },
+        { retry: { attempts: 1 }, ...options },
+      );
+    for (const kind of ['github', 'gitlab', 'gitea'] as const) {
+      const error = await hostOf(kind, { fetch: counting })
+        .defaultBranch()
+        .then(
+          () => assert.fail('expected a refusal'),
+          (e: unknown) => e,
+        );
+      assert.ok(error instanceof HostError, String(error));
+      assert.equal(error.code, 'repository-address-refused', kind);
+      assert.match(error.message, /api\.later\.test resolves to 169\.254\.169\.254/, kind);
+    }
+    assert.equal(sent.length, 0, 'no request was sent');
+    assert.equal(await hostOf('gitlab', { fetch: counting, allowLinkLocal: true }).defaultBranch(), 'main');
+    assert.equal(sent.length, 1);
+
+    // A request without credentials would follow a redirect to another origin: not to this one.
+    answers.set('api.later.test', '10.0.0.9');
+    sent.length = 0;
+    const redirecting: typeof fetch = async (input) => {
+      sent.push(String(input));
+      return new Response(null, {
+        status: 302,
+        headers: { location: 'http://169.254.169.254/latest/meta-data/' },
+      });
+    };
+    const anonymous = createHost(
+      { host: 'gitlab', repository: 'https://code.corp.test/acme/docs', apiUrl: 'https://api.later.test' },
+      {},
+      { fetch: redirecting, retry: { attempts: 1 } },
+    );
+    const redirected = await anonymous.defaultBranch().then(
+      () => assert.fail('expected a refusal'),
+      (e: unknown) => e,
+    );
+    assert.ok(redirected instanceof HostError, String(redirected));
+    assert.match(
+      redirected.message,
+      /redirected to http:\/\/169\.254\.169\.254.*link-local or cloud metadata/,
+    );
+    assert.deepEqual(sent, ['https://api.later.test/api/v4/projects/acme%2Fdocs']);
   });
 });

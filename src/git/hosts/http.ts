@@ -221,6 +221,7 @@ interface Exchange {
   timeoutMs: number;
   redact: Redact;
   rateLimited?: RateLimitTest | undefined;
+  checkUrl?: ((url: URL) => Promise<void>) | undefined;
 }
 
 /** Headers as a plain record (names lower-cased by fetch). */
@@ -251,7 +252,7 @@ async function exchange<T>(
   };
   let response: Response;
   try {
-    response = await fetchWithinOrigin(options.fetch, options.url, options.init, signal);
+    response = await fetchWithinOrigin(options.fetch, options.url, options.init, signal, options.checkUrl);
   } catch (error) {
     return noAnswer(error);
   }
@@ -318,6 +319,8 @@ export function jsonApi(options: {
   timeoutMs: number;
   redact: Redact;
   rateLimited?: RateLimitTest;
+  /** Asked before every request; what it throws goes to the caller, untried again (the address guard). */
+  checkUrl?: (url: URL) => Promise<void>;
 }): JsonApi {
   const { policy, redact } = options;
   const urlOf = (path: string, query: JsonRequest['query']) => {
@@ -338,11 +341,13 @@ export function jsonApi(options: {
     path: string,
     init: JsonRequest,
     read: (response: Response, headers: Record<string, string>) => Promise<T>,
-  ) =>
-    exchange(
+  ) => {
+    const url = urlOf(path, init.query);
+    await options.checkUrl?.(url);
+    return exchange(
       {
         fetch: options.fetch,
-        url: urlOf(path, init.query),
+        url,
         init: {
           method,
           headers: await headersFor(init),
@@ -352,9 +357,11 @@ export function jsonApi(options: {
         timeoutMs: options.timeoutMs,
         redact,
         rateLimited: options.rateLimited,
+        checkUrl: options.checkUrl,
       },
       read,
     );
+  };
 
   const api = (method: 'GET' | 'POST', path: string, init: JsonRequest = {}): Promise<Answer> =>
     withRetry(

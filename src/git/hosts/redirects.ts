@@ -66,6 +66,8 @@ export async function fetchWithinOrigin(
   url: URL,
   init: RedirectRequest,
   signal: AbortSignal,
+  /** Asked before a redirect to another origin is followed (the address guard); a refusal stops it. */
+  checkUrl?: (url: URL) => Promise<void>,
 ): Promise<Response> {
   let current = url;
   let request = init;
@@ -85,6 +87,15 @@ export async function fetchWithinOrigin(
           'the request carries credentials, which docwright sends only to the origin they are ' +
           'configured for, so the redirect was not followed (set the API URL to the address that answers)',
       );
+    }
+    if (target.origin !== current.origin && checkUrl) {
+      await checkUrl(target).catch((error: unknown) => {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new RedirectRefused(
+          response.status,
+          `${current.origin} redirected to ${target.origin}: ${reason}`,
+        );
+      });
     }
     request = redirected(response.status, request);
     current = target;
