@@ -7,6 +7,7 @@
  * parsed or stored. A verified delivery is stored (once per delivery id: a redelivery stores
  * nothing) and answered 202 at once; the background loop processes it (worker/automation-loop.ts).
  */
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { App } from '../app.ts';
 import type { HookHost } from '../automations/code-events.ts';
@@ -24,9 +25,18 @@ type HookParams = { Params: { projectId: string; name: string } };
 
 declare module 'fastify' {
   interface FastifyRequest {
-    hookVerifier: { secret: string; host: HookHost } | null;
+    /** `known`: whether the URL names a repository with a secret (else `secret` is nobody's). */
+    hookVerifier: { secret: string; host: HookHost; known: boolean } | null;
   }
 }
+
+/**
+ * What a URL without a secret (no such project or repository) is checked with: a random secret
+ * nobody knows, so that such a request is refused where and as a wrong signature is — after its
+ * body is read, or with 413 — and its answer cannot tell the URL apart from one that exists.
+ */
+const NOBODYS_SECRET = randomBytes(32).toString('hex');
+const NO_SUCH_URL = 'no such project or repository, or it has no secret';
 
 /** The host a delivery is from when the repository's does not say (a local repository): its event header. */
 function sniffHost(headers: HeaderSource): HookHost {
@@ -79,20 +89,18 @@ export function registerHookRoutes(server: FastifyInstance, app: AppUses): void 
           const { projectId, name } = request.params;
           const found = await app.automations.deliveries.verifierFor(projectId, name);
           const host = found?.host ?? sniffHost(request.headers);
-          const early = checkBeforeBody(host, request.headers, found?.secret ?? '');
-          if (early !== null && !early.ok) {
-            throw refusal(
-              request,
-              found ? early.message : 'no such project or repository, or it has no secret',
-            );
-          }
-          request.hookVerifier = { secret: found!.secret, host };
+          const secret = found?.secret ?? NOBODYS_SECRET;
+          const early = checkBeforeBody(host, request.headers, secret);
+          if (early !== null && !early.ok) throw refusal(request, found ? early.message : NO_SUCH_URL);
+          request.hookVerifier = { secret, host, known: found !== undefined };
         },
       },
       async (request, reply) => {
         const verifier = request.hookVerifier!;
         const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         const check = verifySignature(verifier.host, request.headers, body, verifier.secret);
+        // Nobody's secret verifies nothing, but the check runs for unknown URLs too: the same cost.
+        if (!verifier.known) throw refusal(request, NO_SUCH_URL);
         if (!check.ok) throw refusal(request, check.message);
         const event = eventOf(verifier.host, request.headers);
         if (event === 'ping') return reply.status(200).send({ received: true, event });

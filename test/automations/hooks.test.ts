@@ -226,26 +226,30 @@ describe('POST /hooks/{projectId}/{name}', () => {
     });
     assert.equal(tooLarge.status, 413, tooLarge.body);
     assert.match(JSON.parse(tooLarge.body).detail, /larger than 25 MiB$/);
-    // Sent in chunks (no Content-Length): the same answer once the body passes the limit.
+    // Sent in chunks (no Content-Length): the same answer once the body passes the limit, whether
+    // the URL exists or not (a URL nobody configured must not answer 401 where one that exists
+    // answers 413).
     const chunk = new Uint8Array(1024 * 1024).fill(0x78);
-    let sent = 0;
-    const chunked = await fetch(`${base}/hooks/${projectId}/docs`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-github-event': 'push',
-        'x-hub-signature-256': `sha256=${'0'.repeat(64)}`,
-      },
-      body: new ReadableStream({
-        pull(controller) {
-          if (sent++ > 26) controller.close();
-          else controller.enqueue(chunk);
+    for (const url of [`${projectId}/docs`, 'prj_00000000000000000000000000/docs', `${projectId}/nope`]) {
+      let sent = 0;
+      const chunked = await fetch(`${base}/hooks/${url}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-github-event': 'push',
+          'x-hub-signature-256': `sha256=${'0'.repeat(64)}`,
         },
-      }),
-      duplex: 'half',
-    } as RequestInit);
-    assert.equal(chunked.status, 413);
-    assert.match(((await chunked.json()) as { detail: string }).detail, /larger than 25 MiB$/);
+        body: new ReadableStream({
+          pull(controller) {
+            if (sent++ > 26) controller.close();
+            else controller.enqueue(chunk);
+          },
+        }),
+        duplex: 'half',
+      } as RequestInit);
+      assert.equal(chunked.status, 413, url);
+      assert.match(((await chunked.json()) as { detail: string }).detail, /larger than 25 MiB$/);
+    }
     assert.equal(await count('hook_deliveries', projectId), before);
     const odd = 'not json at all';
     const { 'content-type': _type, ...headers } = signedHeaders(
