@@ -121,12 +121,14 @@ export async function openApp(config: Config, options: OpenAppOptions = {}): Pro
     signals,
     keys,
     mirrors: new MirrorCache(config.mirrors),
+    allowLinkLocalRepositories: config.allowLinkLocalRepositories,
   });
   const contextRepositories = createContextRepositoryService({
     store,
     secretBox: getSecretBox,
     publicUrl: config.publicUrl,
     now,
+    allowLinkLocalRepositories: config.allowLinkLocalRepositories,
   });
   const jobs = createJobService({
     store,
@@ -165,6 +167,7 @@ export async function openApp(config: Config, options: OpenAppOptions = {}): Pro
       logger,
       now,
       ...(options.changeDetails && { changeDetails: options.changeDetails }),
+      allowLinkLocalRepositories: config.allowLinkLocalRepositories,
     }),
     signals,
     metrics: createMetrics(store),

@@ -59,6 +59,11 @@ export interface Config {
   worker: WorkerSettings;
   webhooks: WebhookSettings;
   /**
+   * Allow repositories (the project's and context repositories) on link-local and cloud metadata
+   * addresses (`DOCWRIGHT_REPOSITORY_ALLOW_LINK_LOCAL=1`; default off: src/git/repository-address.ts).
+   */
+  allowLinkLocalRepositories: boolean;
+  /**
    * `DOCWRIGHT_AUTOMATION_POLL_SECONDS` (default 300; 0 turns it off): how often the repositories
    * that enabled automations watch are polled through their hosts' APIs (docs/automations.mdx).
    */
@@ -199,6 +204,10 @@ const envSchema = z.object({
     .enum(['0', '1', 'true', 'false', ''], { error: 'must be 1 or 0' })
     .default('0')
     .transform((v) => v === '1' || v === 'true'),
+  DOCWRIGHT_REPOSITORY_ALLOW_LINK_LOCAL: z
+    .enum(['0', '1', 'true', 'false', ''], { error: 'must be 1 or 0' })
+    .default('0')
+    .transform((v) => v === '1' || v === 'true'),
   DOCWRIGHT_AUTOMATION_POLL_SECONDS: z.coerce
     .number({ error: 'must be a whole number of seconds (0 turns polling off)' })
     .int('must be a whole number of seconds (0 turns polling off)')
@@ -275,6 +284,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
       maxBytes: Math.round(e.DOCWRIGHT_MIRROR_MAX_MB * 1024 * 1024),
     },
     webhooks: { allowPrivate: e.DOCWRIGHT_WEBHOOK_ALLOW_PRIVATE },
+    allowLinkLocalRepositories: e.DOCWRIGHT_REPOSITORY_ALLOW_LINK_LOCAL,
     automationPollSeconds: e.DOCWRIGHT_AUTOMATION_POLL_SECONDS,
     worker: {
       concurrency: e.DOCWRIGHT_WORKER_CONCURRENCY,

@@ -2,7 +2,8 @@
  * Which IP addresses are on the public internet: the one classifier behind the webhooks' egress
  * guard (webhooks/egress.ts: only public addresses may be reached) and the repository check
  * (projects/repository.ts: plain http only to addresses that are not public), so that the two
- * can never disagree about an address.
+ * can never disagree about an address; and which are link-local or cloud metadata addresses,
+ * which repositories may not point at (git/repository-address.ts).
  */
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
@@ -50,6 +51,32 @@ export function isPublicAddress(address: string): boolean {
   const ipv4 = embeddedIPv4(parsed);
   if (ipv4) return ipv4.range() === 'unicast';
   return parsed.match(GLOBAL_UNICAST) && parsed.range() === 'unicast';
+}
+
+/**
+ * Cloud metadata services outside the link-local ranges: Alibaba Cloud's, Azure's platform
+ * endpoint (WireServer), Oracle Cloud's older one, and AWS's IPv6 instance metadata.
+ */
+const METADATA_RANGES = [
+  ipaddr.IPv4.parseCIDR('100.100.100.200/32'),
+  ipaddr.IPv4.parseCIDR('168.63.129.16/32'),
+  ipaddr.IPv4.parseCIDR('192.0.0.192/32'),
+];
+const METADATA_RANGES_V6 = [ipaddr.IPv6.parseCIDR('fd00:ec2::254/128')];
+
+/**
+ * True for link-local addresses (169.254.0.0/16, where most clouds serve instance metadata,
+ * and fe80::/10) and the other cloud metadata addresses: what a repository URL may not point at
+ * (docs/security.mdx), while private and loopback addresses, where internal hosts live, may.
+ * IPv6 forms that carry an IPv4 address are judged by it, as in `isPublicAddress`.
+ */
+export function isLinkLocalOrMetadata(address: string): boolean {
+  const version = isIP(address);
+  if (version === 0) return false;
+  const ipv4 = version === 4 ? ipaddr.IPv4.parse(address) : embeddedIPv4(ipaddr.IPv6.parse(hexTail(address)));
+  if (ipv4) return ipv4.range() === 'linkLocal' || METADATA_RANGES.some((range) => ipv4.match(range));
+  const ipv6 = ipaddr.IPv6.parse(hexTail(address));
+  return ipv6.range() === 'linkLocal' || METADATA_RANGES_V6.some((range) => ipv6.match(range));
 }
 
 /** The host of a URL as an address when it is an IP literal (`[::1]` → `::1`), else undefined. */

@@ -169,7 +169,7 @@ export function buildServer(app: App): FastifyInstance {
   });
 
   server.setErrorHandler(async (error, request, reply) => {
-    const problem = toDocwrightError(error);
+    const problem = toDocwrightError(error, request.routeOptions.bodyLimit);
     if (problem.status >= 500) {
       const level = problem.code === 'service-unavailable' ? 'warn' : 'error';
       request.log[level]({ err: problem.cause ?? error, code: problem.code }, 'request failed');

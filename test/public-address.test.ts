@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseRepository } from '../src/projects/repository.ts';
-import { isPublicAddress } from '../src/public-address.ts';
+import { isLinkLocalOrMetadata, isPublicAddress } from '../src/public-address.ts';
 import { checkUrlHost, EgressRefused, guardedLookup } from '../src/webhooks/egress.ts';
 
 /** [address, public?]: IPv4, IPv6, and the IPv6 forms that carry an IPv4 address. */
@@ -101,4 +101,34 @@ test('repositories: plain http only to an address that is not public', () => {
     }
     assert.ok(!('error' in parseRepository(`https://${urlHost(address)}/acme/docs`)), address);
   }
+});
+
+test('link-local and cloud metadata addresses, which repositories may not point at; private and loopback ones may', () => {
+  const cases: [string, boolean][] = [
+    ['169.254.169.254', true],
+    ['169.254.0.1', true],
+    ['100.100.100.200', true], // Alibaba Cloud
+    ['168.63.129.16', true], // Azure's platform endpoint
+    ['192.0.0.192', true], // Oracle Cloud (older)
+    ['fe80::1', true],
+    ['febf:ffff::1', true],
+    ['fd00:ec2::254', true], // AWS over IPv6
+    ['::ffff:169.254.169.254', true],
+    ['::ffff:a9fe:a9fe', true],
+    ['64:ff9b::169.254.169.254', true], // NAT64
+    ['2002:a9fe:a9fe::1', true], // 6to4
+    ['10.0.0.1', false],
+    ['172.16.0.1', false],
+    ['192.168.1.1', false],
+    ['127.0.0.1', false],
+    ['100.64.0.1', false],
+    ['8.8.8.8', false],
+    ['::1', false],
+    ['fd12:3456::1', false],
+    ['fd00:ec2::253', false],
+    ['fec0::1', false],
+    ['2606:4700:4700::1111', false],
+    ['metadata.google.internal', false], // names are resolved by the caller
+  ];
+  for (const [address, expected] of cases) assert.equal(isLinkLocalOrMetadata(address), expected, address);
 });

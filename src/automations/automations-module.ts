@@ -32,6 +32,8 @@ export function createAutomations(deps: {
   logger: Logger;
   now: () => Date;
   changeDetails?: ChangeDetailsOf;
+  /** `DOCWRIGHT_REPOSITORY_ALLOW_LINK_LOCAL`: see git/repository-address.ts. */
+  allowLinkLocalRepositories?: boolean;
 }): Automations {
   const events = new EventEmitter();
   return {

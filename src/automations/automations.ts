@@ -41,6 +41,8 @@ export interface AutomationServiceOptions {
    * the repository's host).
    */
   changeDetails?: ChangeDetailsOf;
+  /** `DOCWRIGHT_REPOSITORY_ALLOW_LINK_LOCAL`: see git/repository-address.ts. */
+  allowLinkLocalRepositories?: boolean;
 }
 
 /** A change as it arrived (webhook or poll), ready to be judged by each automation. */

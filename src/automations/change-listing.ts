@@ -3,7 +3,13 @@
  * polling fallback and for batched schedules: the repositories automations watch, with the
  * credentials to list them.
  */
-import { type ChangeCursor, type ChangeRef, createHost, type MergedChanges } from '../git/hosts/index.ts';
+import {
+  type ChangeCursor,
+  type ChangeRef,
+  createHost,
+  type HostOptions,
+  type MergedChanges,
+} from '../git/hosts/index.ts';
 import type { ProjectService } from '../projects/projects.ts';
 import { DOCS_REPOSITORY, type RunChange } from './automation.ts';
 import type { ContextRepositories, WatchedRepository } from './repositories.ts';
@@ -16,11 +22,15 @@ export type ListChanges = (
   signal?: AbortSignal,
 ) => Promise<MergedChanges>;
 
-export const listThroughHost: ListChanges = (repository, ref, since, signal) =>
-  createHost(
-    { host: repository.host, repository: repository.repository, apiUrl: repository.apiUrl },
-    { token: repository.token },
-  ).listMergedChanges({ ref, since, signal });
+/** Lists through each repository's host; `hostOptions.allowLinkLocal`: `DOCWRIGHT_REPOSITORY_ALLOW_LINK_LOCAL`. */
+export const listThroughHost =
+  (hostOptions: HostOptions = {}): ListChanges =>
+  (repository, ref, since, signal) =>
+    createHost(
+      { host: repository.host, repository: repository.repository, apiUrl: repository.apiUrl },
+      { token: repository.token },
+      hostOptions,
+    ).listMergedChanges({ ref, since, signal });
 
 /** The project's repositories by name, `docs` (its own, with its token) first. */
 export async function repositoriesOf(
@@ -69,6 +79,8 @@ const MAX_FILES = 3_000;
 export function changeDetailsThroughHost(deps: {
   projects: ProjectService;
   contexts: ContextRepositories;
+  /** `DOCWRIGHT_REPOSITORY_ALLOW_LINK_LOCAL`: see git/repository-address.ts. */
+  allowLinkLocalRepositories?: boolean | undefined;
 }): ChangeDetailsOf {
   return async (projectId, change, options) => {
     const repository = (await repositoriesOf(projectId, deps)).find((r) => r.name === change.repository);
@@ -82,6 +94,7 @@ export function changeDetailsThroughHost(deps: {
     const found = await createHost(
       { host: repository.host, repository: repository.repository, apiUrl: repository.apiUrl },
       { token: repository.token },
+      { allowLinkLocal: deps.allowLinkLocalRepositories },
     ).getChange(ref, {
       limits: { maxFiles: options.files ? MAX_FILES : 100, maxFileDiff: 0, maxTotalDiff: 0 },
     });

@@ -10,6 +10,7 @@ import { type HookHost, type HostEvent, ignored } from './code-events.ts';
 import { giteaEvent } from './gitea-events.ts';
 import { githubEvent } from './github-events.ts';
 import { gitlabEvent } from './gitlab-events.ts';
+import { jsonBoundsProblem } from './json-bounds.ts';
 
 /**
  * The largest body worth reading: GitHub caps its payloads at 25 MB and GitLab its requests at
@@ -40,14 +41,18 @@ export function normaliseEvent(delivery: HostDelivery): HostEvent {
     return ignored(`the body is larger than ${MAX_EVENT_BODY_BYTES} bytes`);
   }
   const payload = parseBody(delivery.body, delivery.contentType ?? null);
+  if (typeof payload === 'string') return ignored(`the body is not parsed: ${payload}`);
   if (payload === undefined) return ignored('the body is not a JSON object');
   return READERS[delivery.host](event.trim(), payload);
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** The payload object, or undefined when the body holds none. */
-function parseBody(body: Uint8Array, contentType: string | null): object | undefined {
+/**
+ * The payload object, undefined when the body holds none, or why it is not parsed at all (too
+ * deep or too many values: json-bounds.ts).
+ */
+function parseBody(body: Uint8Array, contentType: string | null): object | string | undefined {
   let text: string | null;
   try {
     text = utf8.decode(body);
@@ -58,6 +63,8 @@ function parseBody(body: Uint8Array, contentType: string | null): object | undef
     text = new URLSearchParams(text).get('payload');
     if (text === null) return undefined;
   }
+  const problem = jsonBoundsProblem(text);
+  if (problem !== undefined) return problem;
   try {
     const value: unknown = JSON.parse(text);
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;

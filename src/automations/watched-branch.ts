@@ -5,7 +5,7 @@
  * batches of a repository without `ref` cost no extra request each; a failed answer is not
  * remembered.
  */
-import { createHost } from '../git/hosts/index.ts';
+import { createHost, type HostOptions } from '../git/hosts/index.ts';
 import type { WatchedRepository } from './repositories.ts';
 
 /** A repository's default branch through its host (injectable: tests give their own). */
@@ -15,17 +15,21 @@ export type DefaultBranchOf = (repository: WatchedRepository, signal?: AbortSign
 export const DEFAULT_BRANCH_TTL_MS = 10 * 60_000;
 const CACHE_SIZE = 1_000;
 
-export const defaultBranchThroughHost: DefaultBranchOf = (repository, signal) =>
-  createHost(
-    { host: repository.host, repository: repository.repository, apiUrl: repository.apiUrl },
-    { token: repository.token },
-  ).defaultBranch(signal);
+/** Asks each repository's host; `hostOptions.allowLinkLocal`: `DOCWRIGHT_REPOSITORY_ALLOW_LINK_LOCAL`. */
+export const defaultBranchThroughHost =
+  (hostOptions: HostOptions = {}): DefaultBranchOf =>
+  (repository, signal) =>
+    createHost(
+      { host: repository.host, repository: repository.repository, apiUrl: repository.apiUrl },
+      { token: repository.token },
+      hostOptions,
+    ).defaultBranch(signal);
 
 /** The watched branch of a repository; null when it has no `ref` and the host cannot tell. */
 export type WatchedBranchOf = (repository: WatchedRepository, signal?: AbortSignal) => Promise<string | null>;
 
 export function watchedBranches(
-  defaultBranchOf: DefaultBranchOf = defaultBranchThroughHost,
+  defaultBranchOf: DefaultBranchOf = defaultBranchThroughHost(),
   now: () => number = Date.now,
 ): WatchedBranchOf {
   const known = new Map<string, { branch: string | null; until: number }>();

@@ -178,13 +178,23 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorRepo
         const label = (name: string) => `${name} (${project.name})`;
         add(
           'host',
-          task(label('host'), (s) => checkProjectHost(project, credentials, redact, timeoutMs, s)),
+          task(label('host'), (s) =>
+            checkProjectHost(project, credentials, redact, timeoutMs, s, defaults.allowLinkLocalRepositories),
+          ),
           project,
         );
         add(
           'repository',
           task(label('repository'), (s) =>
-            checkProjectRepository(project, credentials, redact, remember, timeoutMs, s),
+            checkProjectRepository(
+              project,
+              credentials,
+              redact,
+              remember,
+              timeoutMs,
+              s,
+              defaults.allowLinkLocalRepositories,
+            ),
           ),
           project,
         );

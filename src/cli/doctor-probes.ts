@@ -186,8 +186,17 @@ export async function checkProjectModel(
 // Code hosts
 
 /** A host for probing: one retry at most, each request bounded by the check's time. */
-const probeHost = (project: ProjectView, secrets: ProjectSecrets, timeoutMs: number): CodeHost =>
-  createHost(project, secrets, { retry: { attempts: 2, baseDelayMs: 250, maxDelayMs: 1_000 }, timeoutMs });
+const probeHost = (
+  project: ProjectView,
+  secrets: ProjectSecrets,
+  timeoutMs: number,
+  allowLinkLocal = false,
+): CodeHost =>
+  createHost(project, secrets, {
+    retry: { attempts: 2, baseDelayMs: 250, maxDelayMs: 1_000 },
+    timeoutMs,
+    allowLinkLocal,
+  });
 
 const hostFailure = (error: unknown, redact: Redact): Outcome => ({
   status: 'fail',
@@ -201,9 +210,11 @@ export async function checkProjectHost(
   redact: Redact,
   timeoutMs: number,
   signal: AbortSignal,
+  /** `DOCWRIGHT_REPOSITORY_ALLOW_LINK_LOCAL`, as the server judges the address. */
+  allowLinkLocal = false,
 ): Promise<Outcome> {
   try {
-    const access = await probeHost(project, secrets, timeoutMs).checkAccess(signal);
+    const access = await probeHost(project, secrets, timeoutMs, allowLinkLocal).checkAccess(signal);
     const detail = redact(access.detail);
     if (access.read && access.push) return { status: 'ok', detail };
     if (access.read) return { status: 'fail', detail: `cannot push: ${detail}` };
@@ -224,10 +235,12 @@ export async function checkProjectRepository(
   remember: (secret: string) => Redact,
   timeoutMs: number,
   signal: AbortSignal,
+  /** `DOCWRIGHT_REPOSITORY_ALLOW_LINK_LOCAL`, as the server judges the address. */
+  allowLinkLocal = false,
 ): Promise<Outcome> {
   try {
-    const host = probeHost(project, secrets, timeoutMs);
-    const remote = await gitAccess(host, signal);
+    const host = probeHost(project, secrets, timeoutMs, allowLinkLocal);
+    const remote = await gitAccess(host, signal, { allowLinkLocal });
     const { env } = remote;
     // A GitHub App's installation token is minted, not stored: redact it too.
     const clean = remote.token ? remember(remote.token) : redact;

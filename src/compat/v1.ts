@@ -20,7 +20,7 @@ import { toJobInput, v1ListQuery } from './v1-request.ts';
 import { toV1Sessions } from './v1-session.ts';
 
 /** What this file uses of the App (a narrow dependency: tsc checks it). */
-type AppUses = Pick<App, 'jobHistory' | 'jobs' | 'keys' | 'projects'>;
+type AppUses = Pick<App, 'config' | 'jobHistory' | 'jobs' | 'keys' | 'projects'>;
 
 type ProjectParams = { Params: { projectId: string } };
 type JobParams = { Params: { projectId: string; id: string } };
@@ -47,7 +47,12 @@ export function registerV1Routes(server: FastifyInstance, app: AppUses): void {
       if (refusal) throw refusal;
       if (input.headBranch !== undefined)
         await checkRequestedBranch(
-          { projects: app.projects, ownsBranch: app.jobs.ownsBranch, log: request.log },
+          {
+            projects: app.projects,
+            ownsBranch: app.jobs.ownsBranch,
+            log: request.log,
+            allowLinkLocal: app.config.allowLinkLocalRepositories,
+          },
           projectId,
           input.headBranch,
         );

@@ -177,6 +177,15 @@ export function classifyGitError(error: unknown): unknown {
       { cause: error },
     );
   }
+  if (/returned error: 30[12378]\b/.test(text)) {
+    // With credentials git follows no redirect (credentials.ts): after one it would send them on.
+    return new HostError(
+      'repository-not-found',
+      `the remote answered with a redirect (${reason}); git follows no redirect with credentials, ` +
+        'so that they reach no other origin: set the repository URL to the address that serves it',
+      { cause: error },
+    );
+  }
   if (/remote branch \S+ not found in upstream|couldn't find remote ref/i.test(text)) {
     return new HostError('ref-not-found', `the ref does not exist on the remote (${reason})`, {
       cause: error,

@@ -3,7 +3,10 @@
  * remote URL, a command-line argument or a file in the checkout. git (2.31+) reads
  * `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_<n>`/`GIT_CONFIG_VALUE_<n>` as command-line-level
  * configuration, and its HTTP transport sends `http.<url>.extraheader` with every request to
- * URLs under `<url>` — here the remote's origin, so the header goes to no other host.
+ * URLs under `<url>` — here the remote's origin. That match is made once, for the remote's URL:
+ * after a redirect git sends its later requests to the redirect's base with the same header, so
+ * with credentials git follows no redirect at all (`http.<url>.followRedirects false`), and the
+ * header goes to no other host (docs/security.mdx, "Credentials stay with their host").
  */
 
 export interface GitCredentials {
@@ -51,10 +54,12 @@ export function gitCredentialEnv(remoteUrl: string, credentials: GitCredentials)
   }
   const basic = Buffer.from(`${credentials.username}:${credentials.token}`, 'utf8').toString('base64');
   return {
-    GIT_CONFIG_COUNT: '1',
+    GIT_CONFIG_COUNT: '2',
     // The trailing slash scopes the header to every path on the origin (git matches URL prefixes).
     GIT_CONFIG_KEY_0: `http.${origin}/.extraheader`,
     GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}`,
+    GIT_CONFIG_KEY_1: `http.${origin}/.followRedirects`,
+    GIT_CONFIG_VALUE_1: 'false',
   };
 }
 

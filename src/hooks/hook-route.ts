@@ -7,14 +7,16 @@
  * parsed or stored. A verified delivery is stored (once per delivery id: a redelivery stores
  * nothing) and answered 202 at once; the background loop processes it (worker/automation-loop.ts).
  */
-import type { FastifyInstance } from 'fastify';
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { App } from '../app.ts';
 import type { HookHost } from '../automations/code-events.ts';
 import { MAX_EVENT_BODY_BYTES } from '../automations/host-events.ts';
 import { DocwrightError } from '../errors.ts';
+import { bodyTooLarge } from '../http/problem.ts';
 import { deliveryIdOf, eventOf } from './deliveries.ts';
 import { type HeaderSource, headerValue } from './headers.ts';
-import { checkBeforeBody, type SignatureCheck, verifySignature } from './signatures.ts';
+import { checkBeforeBody, verifySignature } from './signatures.ts';
 
 /** What this file uses of the App (a narrow dependency: tsc checks it). */
 type AppUses = Pick<App, 'automations'>;
@@ -23,9 +25,18 @@ type HookParams = { Params: { projectId: string; name: string } };
 
 declare module 'fastify' {
   interface FastifyRequest {
-    hookVerifier: { secret: string; host: HookHost } | null;
+    /** `known`: whether the URL names a repository with a secret (else `secret` is nobody's). */
+    hookVerifier: { secret: string; host: HookHost; known: boolean } | null;
   }
 }
+
+/**
+ * What a URL without a secret (no such project or repository) is checked with: a random secret
+ * nobody knows, so that such a request is refused where and as a wrong signature is — after its
+ * body is read, or with 413 — and its answer cannot tell the URL apart from one that exists.
+ */
+const NOBODYS_SECRET = randomBytes(32).toString('hex');
+const NO_SUCH_URL = 'no such project or repository, or it has no secret';
 
 /** The host a delivery is from when the repository's does not say (a local repository): its event header. */
 function sniffHost(headers: HeaderSource): HookHost {
@@ -38,11 +49,19 @@ function sniffHost(headers: HeaderSource): HookHost {
   return headerValue(headers, 'X-Gitlab-Event') !== undefined ? 'gitlab' : 'github';
 }
 
-const refused = (message: string) => new DocwrightError('unauthorized', `webhook refused: ${message}`);
+/**
+ * The one answer to every request that is not signed for its URL (docs/automations.mdx): the
+ * same status and body whether the project or the repository does not exist, has no secret, or
+ * the signature is missing, malformed, meant for another host or wrong, so that nobody learns
+ * without the secret which projects and repositories exist or which host they use.
+ */
+export const HOOK_REFUSED_MESSAGE = 'webhook refused: the request is not signed with this URL’s secret';
 
-function refusal(check: Extract<SignatureCheck, { ok: false }>): DocwrightError {
-  // Whether the project, the repository or a secret exists is nobody's business without one.
-  return refused(check.refusal === 'no-secret' ? 'the signature does not verify' : check.message);
+/** The refusal, with its real reason in the server log (never a secret: the reasons name headers only). */
+function refusal(request: FastifyRequest<HookParams>, reason: string): DocwrightError {
+  const { projectId, name } = request.params;
+  request.log.warn({ projectId, name, reason }, 'webhook refused');
+  return new DocwrightError('unauthorized', HOOK_REFUSED_MESSAGE);
 }
 
 export function registerHookRoutes(server: FastifyInstance, app: AppUses): void {
@@ -63,19 +82,26 @@ export function registerHookRoutes(server: FastifyInstance, app: AppUses): void 
         bodyLimit: MAX_EVENT_BODY_BYTES,
         // Before the body is read: who signs for this URL, and what the headers alone refuse.
         onRequest: async (request) => {
+          // Before the URL is looked up: a 413 here must not tell a known URL from an unknown one.
+          if (Number(request.headers['content-length']) > MAX_EVENT_BODY_BYTES) {
+            throw bodyTooLarge(MAX_EVENT_BODY_BYTES);
+          }
           const { projectId, name } = request.params;
           const found = await app.automations.deliveries.verifierFor(projectId, name);
           const host = found?.host ?? sniffHost(request.headers);
-          const early = checkBeforeBody(host, request.headers, found?.secret ?? '');
-          if (early !== null && !early.ok) throw refusal(early);
-          request.hookVerifier = { secret: found!.secret, host };
+          const secret = found?.secret ?? NOBODYS_SECRET;
+          const early = checkBeforeBody(host, request.headers, secret);
+          if (early !== null && !early.ok) throw refusal(request, found ? early.message : NO_SUCH_URL);
+          request.hookVerifier = { secret, host, known: found !== undefined };
         },
       },
       async (request, reply) => {
         const verifier = request.hookVerifier!;
         const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         const check = verifySignature(verifier.host, request.headers, body, verifier.secret);
-        if (!check.ok) throw refusal(check);
+        // Nobody's secret verifies nothing, but the check runs for unknown URLs too: the same cost.
+        if (!verifier.known) throw refusal(request, NO_SUCH_URL);
+        if (!check.ok) throw refusal(request, check.message);
         const event = eventOf(verifier.host, request.headers);
         if (event === 'ping') return reply.status(200).send({ received: true, event });
         const { projectId, name } = request.params;

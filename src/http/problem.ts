@@ -36,7 +36,7 @@ const fastifyCodes: Record<string, ErrorCode> = {
 
 const fastifyMessages: Partial<Record<ErrorCode, string>> = {
   'unsupported-media-type': 'the request body must be application/json',
-  'payload-too-large': 'the request body is larger than 256 KiB',
+  'payload-too-large': 'the request body is too large',
   'not-found': 'no such resource',
   'uri-too-long': 'a path segment is too long',
 };
@@ -54,12 +54,22 @@ const codeByStatus: Record<number, ErrorCode> = {
   431: 'headers-too-large',
 };
 
+/** "256 KiB", "25 MiB": a body limit as the docs write it. */
+function sizeText(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  return bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} bytes`;
+}
+
+/** The 413 of a route whose bodies may be at most `limit` bytes (the API's 256 KiB, the hooks' 25 MiB). */
+export const bodyTooLarge = (limit: number, cause?: unknown) =>
+  new DocwrightError('payload-too-large', `the request body is larger than ${sizeText(limit)}`, { cause });
+
 /**
  * Turns anything thrown while handling a request into a DocwrightError.
  * Unknown errors become a bare 500 whose message says nothing of internals;
- * the caller logs the original.
+ * the caller logs the original. `bodyLimit`: the route's, which a 413 names.
  */
-export function toDocwrightError(error: unknown): DocwrightError {
+export function toDocwrightError(error: unknown, bodyLimit?: number): DocwrightError {
   if (error instanceof DocwrightError) return error;
   if (isDatabaseUnavailable(error)) {
     return new DocwrightError('service-unavailable', 'the database is unavailable; retry shortly', {
@@ -69,6 +79,7 @@ export function toDocwrightError(error: unknown): DocwrightError {
   }
   const fastifyError = error as { code?: string; statusCode?: number; message?: string };
   const mapped = fastifyError.code ? fastifyCodes[fastifyError.code] : undefined;
+  if (mapped === 'payload-too-large' && bodyLimit !== undefined) return bodyTooLarge(bodyLimit, error);
   if (mapped) {
     const message =
       mapped === 'invalid-json'

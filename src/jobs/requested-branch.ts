@@ -23,6 +23,8 @@ export async function checkRequestedBranch(
     /** Whether docwright created `branch` for an earlier job of the project. */
     ownsBranch: (projectId: string, branch: string) => Promise<boolean>;
     log: Pick<Logger, 'warn'>;
+    /** `DOCWRIGHT_REPOSITORY_ALLOW_LINK_LOCAL`: see git/repository-address.ts. */
+    allowLinkLocal?: boolean;
   },
   projectId: string,
   branch: string,
@@ -36,7 +38,8 @@ export async function checkRequestedBranch(
       const secrets = await projects.getSecrets(projectId);
       redact = createRedactor(confidentialValues(secrets));
       const signal = AbortSignal.timeout(REMOTE_TIMEOUT_MS);
-      const access = await gitAccess(createHost(project, secrets), signal);
+      const addresses = { allowLinkLocal: deps.allowLinkLocal };
+      const access = await gitAccess(createHost(project, secrets, addresses), signal, addresses);
       if (access.token) redact = createRedactor([...confidentialValues(secrets), access.token]);
       const head = `refs/heads/${branch}`;
       const listed = await listRemoteRefs(access.url, [head], { env: access.env, redact, signal });

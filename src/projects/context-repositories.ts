@@ -12,7 +12,7 @@ import { compiledQuery } from '../store/compiled-query.ts';
 import type { Store } from '../store/database.ts';
 import type { ContextRepositoryRow } from '../store/schema.ts';
 import { branchName, parseOrThrow } from '../validation.ts';
-import { HOSTS, type HostKind, resolveRepository } from './repository.ts';
+import { checkRepositoryAddresses, HOSTS, type HostKind, resolveRepository } from './repository.ts';
 import type { SecretBox } from './secret-box.ts';
 
 /** Most context repositories a project may have. */
@@ -125,6 +125,8 @@ export function createContextRepositoryService(deps: {
   /** `DOCWRIGHT_PUBLIC_URL`: when set, the base of every `webhookUrl`. */
   publicUrl?: string | undefined;
   now?: () => Date;
+  /** `DOCWRIGHT_REPOSITORY_ALLOW_LINK_LOCAL`: repositories may be on link-local and metadata addresses. */
+  allowLinkLocalRepositories?: boolean;
 }): ContextRepositoryService {
   const { db } = deps.store;
   const now = () => (deps.now ?? (() => new Date()))().toISOString();
@@ -160,6 +162,10 @@ export function createContextRepositoryService(deps: {
       const input = parseOrThrow(contextRepositoryInput, raw);
       await mustHaveProject(projectId);
       const { url, host } = await resolveRepository(input);
+      await checkRepositoryAddresses(
+        { repository: url, apiUrl: input.apiUrl },
+        deps.allowLinkLocalRepositories ?? false,
+      );
       const webhookSecret = randomBytes(32).toString('base64url');
       processSecrets.add(webhookSecret, ...(input.token ? [input.token] : []));
       const row: ContextRepositoryRow = {

@@ -28,7 +28,7 @@ import {
   contextRepositoryAccess,
 } from './context-repositories.ts';
 import { deleteProjectRows, type ProjectDeletionImpact, projectDeletionImpact } from './project-deletion.ts';
-import { HOSTS, type HostKind, resolveRepository } from './repository.ts';
+import { checkRepositoryAddresses, HOSTS, type HostKind, resolveRepository } from './repository.ts';
 import type { SecretBox } from './secret-box.ts';
 
 /** Markdown, MDX and the configuration files of the docs sites we recognise. */
@@ -199,9 +199,12 @@ export function createProjectService(deps: {
   keys?: Pick<KeyService, 'forgetVerified'>;
   /** This machine's git mirrors, removed with their project. */
   mirrors?: Pick<MirrorCache, 'discardProject'>;
+  /** `DOCWRIGHT_REPOSITORY_ALLOW_LINK_LOCAL`: repositories may be on link-local and metadata addresses. */
+  allowLinkLocalRepositories?: boolean;
 }): ProjectService {
   const { db } = deps.store;
   const now = () => (deps.now ?? (() => new Date()))().toISOString();
+  const allowLinkLocal = deps.allowLinkLocalRepositories ?? false;
 
   function view(row: ProjectRow): ProjectView {
     const secrets = row.secrets ? JSON.parse(row.secrets) : {};
@@ -290,7 +293,10 @@ export function createProjectService(deps: {
             githubPrivateKey: input.githubPrivateKey ?? undefined,
             githubInstallationId: input.githubInstallationId ?? undefined,
           },
+          { allowLinkLocal },
         ),
+        undefined,
+        { allowLinkLocal },
       );
       return (await findDefaultBranch(access.url, access.env)) ?? (await findDefaultBranch(url));
     } catch {
@@ -310,6 +316,7 @@ export function createProjectService(deps: {
     async create(raw) {
       const input = parseOrThrow(projectCreateInput, raw);
       const { url, host } = await resolveRepository(input);
+      await checkRepositoryAddresses({ repository: url, apiUrl: input.apiUrl }, allowLinkLocal);
       const ref = input.ref ?? (await defaultBranchOf(url, host, input));
       if (!ref) {
         const message = `cannot read the default branch of ${url}; set ref`;
@@ -342,6 +349,13 @@ export function createProjectService(deps: {
         input.repository !== undefined || input.host !== undefined
           ? await resolveRepository({ repository: input.repository ?? current.repository, host: input.host })
           : { url: current.repository, host: current.host as HostKind };
+      await checkRepositoryAddresses(
+        {
+          repository: input.repository !== undefined ? repository.url : undefined,
+          apiUrl: input.apiUrl,
+        },
+        allowLinkLocal,
+      );
       const settings = mergeSettings(settingsSchema.parse(JSON.parse(current.settings)), input);
       const changes = {
         name: input.name ?? current.name,

@@ -4,6 +4,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DocwrightError } from '../errors.ts';
 import { HOST_KINDS, type HostKind } from '../git/hosts/host.ts';
 import { localRepositoryProblem } from '../git/inspect.ts';
+import { linkLocalProblem } from '../git/repository-address.ts';
 import { normalRepositoryUrl } from '../git/repository-url.ts';
 import { ipLiteral, isPublicAddress } from '../public-address.ts';
 
@@ -112,4 +113,27 @@ export async function resolveRepository(input: {
     }
   }
   return { url: parsed.url, host };
+}
+
+/**
+ * Refuses a repository or API URL on a link-local or cloud metadata address, its name resolved
+ * now (docs/security.mdx, "Repository addresses"), unless the server allows them
+ * (`DOCWRIGHT_REPOSITORY_ALLOW_LINK_LOCAL=1`). git checks again before each contact. Throws
+ * `invalid-request` naming the field.
+ */
+export async function checkRepositoryAddresses(
+  urls: { repository?: string | undefined; apiUrl?: string | null | undefined },
+  allowLinkLocal: boolean,
+): Promise<void> {
+  if (allowLinkLocal) return;
+  for (const field of ['repository', 'apiUrl'] as const) {
+    const url = urls[field];
+    if (!url) continue;
+    const problem = await linkLocalProblem(url);
+    if (problem !== undefined) {
+      throw new DocwrightError('invalid-request', `${field} ${problem}`, {
+        fields: [{ field, message: problem }],
+      });
+    }
+  }
 }

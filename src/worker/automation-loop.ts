@@ -13,6 +13,7 @@ import { pollOnce } from '../automations/poller.ts';
 import { tickSchedules } from '../automations/scheduler.ts';
 import {
   type DefaultBranchOf,
+  defaultBranchThroughHost,
   type WatchedBranchOf,
   watchedBranches,
 } from '../automations/watched-branch.ts';
@@ -71,8 +72,9 @@ export class AutomationLoop {
     this.#app = app;
     this.#checkMs = options.checkMs ?? 15_000;
     this.#pollMs = (options.pollSeconds ?? app.config.automationPollSeconds) * 1000;
-    this.#listChanges = options.listChanges ?? listThroughHost;
-    this.#branchOf = watchedBranches(options.defaultBranchOf);
+    const hostOptions = { allowLinkLocal: app.config.allowLinkLocalRepositories };
+    this.#listChanges = options.listChanges ?? listThroughHost(hostOptions);
+    this.#branchOf = watchedBranches(options.defaultBranchOf ?? defaultBranchThroughHost(hostOptions));
     this.#pushSettleMs = options.pushSettleMs ?? DEFAULT_PUSH_SETTLE_MS;
   }
 

@@ -97,11 +97,12 @@ export function createPipeline(app: PipelineDeps, options: PipelineOptions = {})
     // checkout is made.
     const agent = spares.take();
     try {
-      const host = createHost(project, secrets);
+      const gitOptions = { allowLinkLocal: app.config.allowLinkLocalRepositories };
+      const host = createHost(project, secrets, gitOptions);
       const contextHosts = new Map(
         contexts.map((c) => [
           c.name,
-          createHost({ host: c.host, repository: c.repository, apiUrl: c.apiUrl }, c.secrets),
+          createHost({ host: c.host, repository: c.repository, apiUrl: c.apiUrl }, c.secrets, gitOptions),
         ]),
       );
       const hostOf = (name: string) => (name === DOCS_REPOSITORY ? host : contextHosts.get(name));
@@ -111,8 +112,8 @@ export function createPipeline(app: PipelineDeps, options: PipelineOptions = {})
       if (resolved.length > 0) await record('changes.resolved', { changes });
       const codeContext = options.codeContext
         ? await options.codeContext(job, run, signal)
-        : await codeContextOf(contexts, contextHosts, resolved, signal);
-      const remote = await gitAccess(host, signal);
+        : await codeContextOf(contexts, contextHosts, resolved, signal, gitOptions);
+      const remote = await gitAccess(host, signal, gitOptions);
       // A GitHub App installation token is minted, not stored with the project.
       if (remote.token) runSecrets.add(remote.token);
       const checkout = await checkoutForRun({

@@ -15,7 +15,7 @@ import { type CodeSource, GitCodeReader } from '../git/code-reader.ts';
 import { openContextRepository } from '../git/context-repository.ts';
 import { credentialSecrets } from '../git/credentials.ts';
 import { GitError } from '../git/git.ts';
-import { type CodeHost, gitAccess, HostError } from '../git/hosts/index.ts';
+import { type CodeHost, type GitAccessOptions, gitAccess, HostError } from '../git/hosts/index.ts';
 import type { MirrorCache } from '../git/mirror.ts';
 import type { ContextRepositoryAccess } from '../projects/context-repositories.ts';
 import type { ResolvedChange } from './change-resolution.ts';
@@ -71,13 +71,16 @@ export async function codeContextOf(
   hosts: ReadonlyMap<string, CodeHost>,
   resolved: readonly ResolvedChange[],
   signal: AbortSignal,
+  gitOptions: GitAccessOptions = {},
 ): Promise<RunCodeContext> {
   const headOf = (name: string) => resolved.find((r) => r.repository === name)?.change.headSha;
   const contextRepositories = await Promise.all(
     repositories.map(async (repository): Promise<ContextRepositorySource> => {
-      const access = await gitAccess(hosts.get(repository.name)!, signal).catch((error: unknown) => {
-        throw signal.aborted ? error : contextUnavailable(repository, error);
-      });
+      const access = await gitAccess(hosts.get(repository.name)!, signal, gitOptions).catch(
+        (error: unknown) => {
+          throw signal.aborted ? error : contextUnavailable(repository, error);
+        },
+      );
       const commit = headOf(repository.name);
       return {
         name: repository.name,

@@ -119,6 +119,8 @@ describe('job API', () => {
     const huge = await create({ prompt: 'x'.repeat(300 * 1024) });
     assert.equal(huge.statusCode, 413);
     assert.equal(huge.json().code, 'payload-too-large');
+    // The API's own limit, not the webhooks' 25 MiB.
+    assert.equal(huge.json().detail, 'the request body is larger than 256 KiB');
   });
 
   test('list: newest first, status filter, cursor pagination, query validation', async () => {

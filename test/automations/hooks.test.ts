@@ -4,14 +4,25 @@
 // changes are recorded skipped with their reason.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { HookHost } from '../../src/automations/code-events.ts';
 import type { ContextRepositories } from '../../src/automations/repositories.ts';
+import { createLogger } from '../../src/logger.ts';
 import { AutomationLoop } from '../../src/worker/automation-loop.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { MERGE_SAMPLES, samplePayload, signedHeaders } from '../helpers/hook-deliveries.ts';
 
 const SECRET = 'whsec-automation-test-0123456789';
+/** What the server logged, one JSON line each. */
+const logged: string[] = [];
+const logLines = new Writable({
+  write(chunk, _encoding, done) {
+    logged.push(...String(chunk).split('\n').filter(Boolean));
+    done();
+  },
+});
 const contexts: ContextRepositories = {
   accessFor: async () => [],
   webhookSecretFor: async (_projectId, name) => (name === 'docs' ? SECRET : undefined),
@@ -26,7 +37,11 @@ describe('POST /hooks/{projectId}/{name}', () => {
 
   before(async () => {
     // The sample repositories are on github.com and the like: their commits are never read here.
-    t = await startTestApp({ contexts, changeDetails: async () => null });
+    t = await startTestApp({
+      contexts,
+      changeDetails: async () => null,
+      logger: createLogger('warn', logLines),
+    });
     base = await t.listen();
     loop = new AutomationLoop(t.app, { pollSeconds: 0 });
     for (const host of ['github', 'gitlab', 'gitea'] as const) {
@@ -142,6 +157,59 @@ describe('POST /hooks/{projectId}/{name}', () => {
     });
   }
 
+  test('every unauthenticated request gets one byte-identical 401: unknown project or name, missing, malformed, wrong or another host’s signature', async () => {
+    const sample = MERGE_SAMPLES.github;
+    const body = JSON.stringify(samplePayload(sample.payload));
+    const signed = signedHeaders('github', sample.event, body, SECRET);
+    const { 'x-hub-signature-256': _signature, ...unsigned } = signed;
+    const before = await count('hook_deliveries', projects.github);
+    const attempts: [string, string, Record<string, string>][] = [
+      ['unknown project', 'prj_00000000000000000000000000/docs', signed],
+      ['unknown repository name', `${projects.github}/api`, signed],
+      ['missing signature', `${projects.github}/docs`, unsigned],
+      ['malformed signature', `${projects.github}/docs`, { ...unsigned, 'x-hub-signature-256': 'sha256=zz' }],
+      [
+        'wrong signature',
+        `${projects.github}/docs`,
+        signedHeaders('github', sample.event, body, `${SECRET}x`),
+      ],
+      [
+        'another host’s header',
+        `${projects.github}/docs`,
+        signedHeaders('gitlab', 'Push Hook', body, SECRET),
+      ],
+      ['GitLab: wrong token', `${projects.gitlab}/docs`, signedHeaders('gitlab', 'Push Hook', body, 'nope')],
+      ['Gitea: GitHub’s header', `${projects.gitea}/docs`, signed],
+    ];
+    const answers = new Map<string, string[]>();
+    for (const [what, url, headers] of attempts) {
+      const res = await fetch(`${base}/hooks/${url}`, { method: 'POST', headers, body });
+      const answer = `${res.status} ${res.headers.get('content-type')}\n${await res.text()}`;
+      answers.set(answer, [...(answers.get(answer) ?? []), what]);
+    }
+    assert.equal(answers.size, 1, [...answers].map(([a, w]) => `${w.join(', ')}:\n${a}`).join('\n\n'));
+    // The server log says why, each time, without a secret.
+    const reasons = logged
+      .filter((line) => line.includes('webhook refused'))
+      .map((line) => JSON.parse(line).reason);
+    for (const reason of [
+      /no such project or repository/,
+      /X-Hub-Signature-256 is missing/,
+      /X-Hub-Signature-256 is not "sha256="/,
+      /X-Hub-Signature-256 does not match/,
+      /X-Gitlab-Token does not match/,
+      /X-Gitea-Signature is missing/,
+    ]) {
+      assert.ok(
+        reasons.some((r) => reason.test(r)),
+        `${reason} in ${JSON.stringify(reasons)}`,
+      );
+    }
+    assert.ok(!logged.some((line) => line.includes(SECRET)), 'a secret was logged');
+    assert.match([...answers.keys()][0]!, /^401 application\/problem\+json.*\n.*"code":"unauthorized"/);
+    assert.equal(await count('hook_deliveries', projects.github), before);
+  });
+
   test('an unknown project or repository name → 401 alike, nothing stored', async () => {
     const sample = MERGE_SAMPLES.github;
     const body = JSON.stringify(samplePayload(sample.payload));
@@ -163,6 +231,31 @@ describe('POST /hooks/{projectId}/{name}', () => {
       'x-hub-signature-256': `sha256=${'0'.repeat(64)}`,
     });
     assert.equal(tooLarge.status, 413, tooLarge.body);
+    assert.match(JSON.parse(tooLarge.body).detail, /larger than 25 MiB$/);
+    // Sent in chunks (no Content-Length): the same answer once the body passes the limit, whether
+    // the URL exists or not (a URL nobody configured must not answer 401 where one that exists
+    // answers 413).
+    const chunk = new Uint8Array(1024 * 1024).fill(0x78);
+    for (const url of [`${projectId}/docs`, 'prj_00000000000000000000000000/docs', `${projectId}/nope`]) {
+      let sent = 0;
+      const chunked = await fetch(`${base}/hooks/${url}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-github-event': 'push',
+          'x-hub-signature-256': `sha256=${'0'.repeat(64)}`,
+        },
+        body: new ReadableStream({
+          pull(controller) {
+            if (sent++ > 26) controller.close();
+            else controller.enqueue(chunk);
+          },
+        }),
+        duplex: 'half',
+      } as RequestInit);
+      assert.equal(chunked.status, 413, url);
+      assert.match(((await chunked.json()) as { detail: string }).detail, /larger than 25 MiB$/);
+    }
     assert.equal(await count('hook_deliveries', projectId), before);
     const odd = 'not json at all';
     const { 'content-type': _type, ...headers } = signedHeaders(
@@ -183,6 +276,45 @@ describe('POST /hooks/{projectId}/{name}', () => {
     assert.ok(stored.processed_at);
     assert.match(stored.result!, /^ignored: the body is not a JSON object/);
     assert.equal(await count('automation_runs', projectId), runsBefore, 'no run');
+  });
+
+  test('a signed body of 20 MB of nesting: /healthz answers promptly while it is processed, memory stays bounded, the delivery is ignored with the reason', async () => {
+    const projectId = projects.github;
+    const body = `{"a":${'['.repeat(10_000_000)}${']'.repeat(10_000_000)}}`;
+    const res = await deliver(
+      projectId,
+      body,
+      signedHeaders('github', 'pull_request', body, SECRET, 'deep-1'),
+    );
+    assert.equal(res.status, 202, res.body);
+    const rssBefore = process.memoryUsage().rss;
+    let peak = rssBefore;
+    let processing = true;
+    const processed = loop.processDeliveries().finally(() => {
+      processing = false;
+    });
+    const latencies: number[] = [];
+    do {
+      const started = performance.now();
+      const health = await fetch(`${base}/healthz`);
+      assert.equal(health.status, 200);
+      await health.text();
+      latencies.push(performance.now() - started);
+      peak = Math.max(peak, process.memoryUsage().rss);
+      await sleep(5);
+    } while (processing);
+    await processed;
+    peak = Math.max(peak, process.memoryUsage().rss);
+    const slowest = Math.max(...latencies);
+    assert.ok(slowest < 1_500, `/healthz took ${Math.round(slowest)} ms while the body was processed`);
+    const grown = (peak - rssBefore) / 1024 / 1024;
+    assert.ok(grown < 300, `resident memory grew by ${Math.round(grown)} MiB`);
+    const stored = await t.app.store.db
+      .selectFrom('hook_deliveries')
+      .select(['result'])
+      .where('delivery_id', '=', 'deep-1')
+      .executeTakeFirstOrThrow();
+    assert.match(stored.result!, /^ignored: the body is not parsed: it is nested more than 256 levels deep/);
   });
 
   test('ping → 200 and nothing stored', async () => {

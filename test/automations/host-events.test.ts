@@ -12,6 +12,11 @@ import {
   MAX_TITLE_LENGTH,
 } from '../../src/automations/code-events.ts';
 import { MAX_EVENT_BODY_BYTES, normaliseEvent } from '../../src/automations/host-events.ts';
+import {
+  MAX_EVENT_JSON_CONTAINERS,
+  MAX_EVENT_JSON_DEPTH,
+  MAX_EVENT_JSON_VALUES,
+} from '../../src/automations/json-bounds.ts';
 
 /** A sample payload of `payloads/`, as a fresh object to change. */
 // biome-ignore lint/suspicious/noExplicitAny: payloads are edited freely to make odd ones
@@ -299,6 +304,43 @@ describe('bounds', () => {
   test('a body larger than the bound is not parsed', () => {
     const body = new Uint8Array(MAX_EVENT_BODY_BYTES + 1);
     assert.match(reasonOf(normaliseEvent({ host: 'github', event: 'push', body })), /larger than/);
+  });
+
+  test('a body nested deeper than the bound, or holding too many arrays, objects or values, is not parsed', () => {
+    const deep = `${'['.repeat(MAX_EVENT_JSON_DEPTH + 1)}${']'.repeat(MAX_EVENT_JSON_DEPTH + 1)}`;
+    assert.match(
+      reasonOf(normalise('github', 'push', deep)),
+      new RegExp(`nested more than ${MAX_EVENT_JSON_DEPTH} levels`),
+    );
+    // In a form-encoded body, the bound holds for the decoded payload.
+    const form = `payload=${encodeURIComponent(`{"a":${deep}}`)}`;
+    assert.match(
+      reasonOf(normalise('gitea', 'push', form, 'application/x-www-form-urlencoded')),
+      /nested more than/,
+    );
+    const wide = `{"a":[${'[],'.repeat(MAX_EVENT_JSON_CONTAINERS)}[]]}`;
+    assert.match(reasonOf(normalise('github', 'push', wide)), /more than 100000 arrays and objects/);
+    const many = `{"a":[${'1,'.repeat(MAX_EVENT_JSON_VALUES + 1)}1]}`;
+    assert.match(reasonOf(normalise('github', 'push', many)), /more than 1000000 values/);
+  });
+
+  test('at the bounds, and with brackets, commas and escaped quotes inside strings, a payload is read', () => {
+    const push = payload('github-push');
+    // As deep as allowed (the payload itself is the first level).
+    let nested: unknown = 'x';
+    for (let i = 0; i < MAX_EVENT_JSON_DEPTH - 1; i++) nested = [nested];
+    push.extra = nested;
+    push.head_commit.message = `fix: \\"[{ ${'[{,'.repeat(MAX_EVENT_JSON_DEPTH * 4)}`;
+    assert.equal(normalise('github', 'push', push).kind, 'push');
+    push.extra = [nested];
+    assert.match(reasonOf(normalise('github', 'push', push)), /nested more than/);
+  });
+
+  test('20 MB of nesting is refused in well under a second', () => {
+    const deep = `${'['.repeat(10_000_000)}${']'.repeat(10_000_000)}`;
+    const started = performance.now();
+    assert.match(reasonOf(normalise('github', 'push', deep)), /nested more than/);
+    assert.ok(performance.now() - started < 1_000, `${performance.now() - started} ms`);
   });
 });
 

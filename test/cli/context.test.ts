@@ -266,4 +266,41 @@ describe('docwright context', () => {
     ]);
     assert.equal(plain.settings.commentOnSource, false);
   });
+  test('a repository on a link-local or metadata address is refused by project create and context add, unless DOCWRIGHT_REPOSITORY_ALLOW_LINK_LOCAL=1', async () => {
+    const metadata = 'http://169.254.169.254/acme/docs';
+    const create = [
+      'project',
+      'create',
+      '--name',
+      'M',
+      '--repository',
+      metadata,
+      '--host',
+      'gitlab',
+      '--ref',
+      'main',
+    ];
+    const refused = await cli([...create, '--json']);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /169\.254\.169\.254 is a link-local or cloud metadata address/);
+    assert.match(refused.stderr, /DOCWRIGHT_REPOSITORY_ALLOW_LINK_LOCAL=1/);
+    const add = [
+      'context',
+      'add',
+      '--project',
+      p.projectId,
+      '--name',
+      'meta',
+      '--repository',
+      'http://[fd00:ec2::254]/acme/api',
+      '--host',
+      'gitea',
+    ];
+    const addRefused = await cli([...add, '--json']);
+    assert.notEqual(addRefused.code, 0);
+    assert.match(addRefused.stderr, /link-local or cloud metadata address/);
+    const allow = { DOCWRIGHT_REPOSITORY_ALLOW_LINK_LOCAL: '1' };
+    assert.equal((await cliJson<ProjectView>(create, '', allow)).repository, metadata);
+    assert.equal((await cliJson<ContextRepositoryView>(add, '', allow)).name, 'meta');
+  });
 });

@@ -121,6 +121,28 @@ describe('settings page: context repositories and commentOnSource', () => {
     assert.equal(await page.getByLabel('Webhook secret', { exact: true }).inputValue(), replaced);
   });
 
+  test('a repository on a cloud metadata address is refused on the form, on its field', async () => {
+    await page.goto(settings());
+    const form = addForm();
+    await form.getByLabel('Name').fill('meta');
+    await form.getByLabel('Repository URL').fill('http://169.254.169.254/acme/api');
+    await form.getByLabel('Code host').selectOption('gitea');
+    const [answer] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/context-repositories')),
+      form.getByRole('button', { name: 'Add context repository' }).click(),
+    ]);
+    assert.equal(answer.status(), 400);
+    assert.match(
+      await section().getByRole('alert').innerText(),
+      /Repository URL: 169\.254\.169\.254 is a link-local or cloud metadata address/,
+    );
+    assert.equal(await addForm().getByLabel('Repository URL').getAttribute('aria-invalid'), 'true');
+    assert.equal(
+      (await t.app.contextRepositories.list(projectId)).filter((r) => r.name === 'meta').length,
+      0,
+    );
+  });
+
   test('a refused add shows the settings page again with the error on the field and what was typed', async () => {
     await page.goto(settings());
     const form = addForm();

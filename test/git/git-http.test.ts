@@ -605,9 +605,11 @@ for (const way of WAYS)
         token: 't0ken-abc',
       });
       assert.deepEqual(credentialEnv, {
-        GIT_CONFIG_COUNT: '1',
+        GIT_CONFIG_COUNT: '2',
         GIT_CONFIG_KEY_0: 'http.https://git.example.com/.extraheader',
         GIT_CONFIG_VALUE_0: `Authorization: Basic ${Buffer.from('oauth2:t0ken-abc').toString('base64')}`,
+        GIT_CONFIG_KEY_1: 'http.https://git.example.com/.followRedirects',
+        GIT_CONFIG_VALUE_1: 'false',
       });
       assert.throws(() =>
         gitCredentialEnv('https://u:p@git.example.com/x.git', { username: 'u', token: 't' }),

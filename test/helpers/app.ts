@@ -6,7 +6,7 @@ import { type App, openApp } from '../../src/app.ts';
 import type { ChangeDetailsOf } from '../../src/automations/change-listing.ts';
 import type { ContextRepositories } from '../../src/automations/repositories.ts';
 import { loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/logger.ts';
+import { createLogger, type Logger } from '../../src/logger.ts';
 import { buildServer } from '../../src/server.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { temporaryDirectory } from './temp.ts';
@@ -28,6 +28,8 @@ export interface TestAppOptions {
   contexts?: ContextRepositories;
   /** How automations read a change's commits and files (default: through its host). */
   changeDetails?: ChangeDetailsOf;
+  /** Where the app logs (default: nowhere). */
+  logger?: Logger;
 }
 
 /** A docwright app and HTTP server on an isolated database, for in-process tests. */
@@ -35,7 +37,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const database = await createTestDatabase();
   const config = loadConfig({ ...database.env, DOCWRIGHT_LOG_LEVEL: 'silent', ...options.env });
   const app = await openApp(config, {
-    logger: createLogger('silent'),
+    logger: options.logger ?? createLogger('silent'),
     now: options.now,
     contexts: options.contexts,
     changeDetails: options.changeDetails,

@@ -29,6 +29,11 @@ export interface HostOptions {
   timeoutMs?: number;
   /** The clock that decides when cached tokens are renewed (tests). */
   now?: () => number;
+  /**
+   * Allow API URLs on link-local and cloud metadata addresses
+   * (`DOCWRIGHT_REPOSITORY_ALLOW_LINK_LOCAL=1`); by default they are refused before any request.
+   */
+  allowLinkLocal?: boolean | undefined;
 }
 
 export interface HostPullRequest extends PullRequest {

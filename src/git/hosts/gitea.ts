@@ -3,6 +3,7 @@
  * covers both, and the handful of endpoints needed are plain JSON.
  */
 import { createRedactor } from '../../redact.ts';
+import { apiAddressCheck } from '../repository-address.ts';
 import {
   type ApiCodeHost,
   type GitCredentials,
@@ -87,6 +88,7 @@ export function createGiteaHost(
     policy,
     timeoutMs: timeoutOf(options),
     redact,
+    checkUrl: apiAddressCheck(options.allowLinkLocal ?? false),
   });
 
   /** Every page of a list endpoint (bounded). */

@@ -6,6 +6,7 @@
 import { createAppAuth } from '@octokit/auth-app';
 import { processSecrets, SecretRegistry } from '../../redact.ts';
 import { VERSION } from '../../version.ts';
+import { apiAddressCheck } from '../repository-address.ts';
 import {
   type ApiCodeHost,
   type GitCredentials,
@@ -88,6 +89,7 @@ export function createGitHubHost(
   const known = new SecretRegistry();
   known.add(secrets.token, secrets.githubPrivateKey);
   const redact = known.redact;
+  const addressCheck = apiAddressCheck(options.allowLinkLocal ?? false);
 
   const app =
     secrets.githubAppId && secrets.githubPrivateKey && secrets.githubInstallationId
@@ -131,6 +133,7 @@ export function createGitHubHost(
     timeoutMs: timeoutOf(options),
     redact,
     rateLimited: isGitHubRateLimit,
+    checkUrl: addressCheck,
   });
 
   /** The API as the App itself (a JWT): only to mint installation tokens. */
@@ -142,6 +145,7 @@ export function createGitHubHost(
     timeoutMs: timeoutOf(options),
     redact,
     rateLimited: isGitHubRateLimit,
+    checkUrl: addressCheck,
   });
 
   async function mint(signal?: AbortSignal): Promise<Installation> {

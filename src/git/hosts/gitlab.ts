@@ -5,6 +5,7 @@
  * with Retry-After.
  */
 import { createRedactor } from '../../redact.ts';
+import { apiAddressCheck } from '../repository-address.ts';
 import {
   type ApiCodeHost,
   type GitCredentials,
@@ -88,6 +89,7 @@ export function createGitLabHost(
     policy,
     timeoutMs: timeoutOf(options),
     redact,
+    checkUrl: apiAddressCheck(options.allowLinkLocal ?? false),
   });
 
   async function findOpen(branch: string, signal?: AbortSignal): Promise<PullRequestRef | undefined> {

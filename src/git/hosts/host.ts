@@ -47,7 +47,9 @@ export type HostErrorCode =
   | 'context-unavailable'
   | 'comment-failed'
   /** Merged changes of a branch could not be listed (the polling fallback). */
-  | 'listing-failed';
+  | 'listing-failed'
+  /** The repository's address is link-local or a cloud metadata service (git/repository-address.ts). */
+  | 'repository-address-refused';
 
 export class HostError extends Error {
   readonly code: HostErrorCode;

@@ -7,6 +7,7 @@
 import type { Redact } from '../../redact.ts';
 import { parseRetryAfter, type RetryPolicy, retry } from '../../retry.ts';
 import { LineSplitter } from '../lines.ts';
+import { fetchWithinOrigin, RedirectRefused } from './redirects.ts';
 
 export type { RetryPolicy };
 
@@ -220,14 +221,16 @@ interface Exchange {
   timeoutMs: number;
   redact: Redact;
   rateLimited?: RateLimitTest | undefined;
+  checkUrl?: ((url: URL) => Promise<void>) | undefined;
 }
 
 /** Headers as a plain record (names lower-cased by fetch). */
 const headerRecord = (headers: Headers) => Object.fromEntries(headers);
 
 /**
- * One HTTP exchange: answers ≥ 400 and network failures become `HttpFailure`s (their bodies read
- * up to a bound); the caller's abort is passed through as is. `read` reads a successful answer,
+ * One HTTP exchange: answers ≥ 400, network failures and refused redirects (redirects.ts: no
+ * credential leaves its origin) become `HttpFailure`s (their bodies read up to a bound); the
+ * caller's abort is passed through as is. `read` reads a successful answer,
  * under the same timeout.
  */
 async function exchange<T>(
@@ -238,6 +241,8 @@ async function exchange<T>(
   const noAnswer = (error: unknown) => {
     if (options.signal?.aborted) throw options.signal.reason;
     if (error instanceof HttpFailure) throw error;
+    // A refused redirect is the host's answer, not a network failure: trying again will not help.
+    if (error instanceof RedirectRefused) throw new HttpFailure(error.status, options.redact(error.message));
     const reason = timeout.aborted
       ? `no answer within ${options.timeoutMs} ms`
       : error instanceof Error
@@ -247,7 +252,7 @@ async function exchange<T>(
   };
   let response: Response;
   try {
-    response = await options.fetch(options.url, { ...options.init, signal });
+    response = await fetchWithinOrigin(options.fetch, options.url, options.init, signal, options.checkUrl);
   } catch (error) {
     return noAnswer(error);
   }
@@ -314,6 +319,8 @@ export function jsonApi(options: {
   timeoutMs: number;
   redact: Redact;
   rateLimited?: RateLimitTest;
+  /** Asked before every request; what it throws goes to the caller, untried again (the address guard). */
+  checkUrl?: (url: URL) => Promise<void>;
 }): JsonApi {
   const { policy, redact } = options;
   const urlOf = (path: string, query: JsonRequest['query']) => {
@@ -334,11 +341,13 @@ export function jsonApi(options: {
     path: string,
     init: JsonRequest,
     read: (response: Response, headers: Record<string, string>) => Promise<T>,
-  ) =>
-    exchange(
+  ) => {
+    const url = urlOf(path, init.query);
+    await options.checkUrl?.(url);
+    return exchange(
       {
         fetch: options.fetch,
-        url: urlOf(path, init.query),
+        url,
         init: {
           method,
           headers: await headersFor(init),
@@ -348,9 +357,11 @@ export function jsonApi(options: {
         timeoutMs: options.timeoutMs,
         redact,
         rateLimited: options.rateLimited,
+        checkUrl: options.checkUrl,
       },
       read,
     );
+  };
 
   const api = (method: 'GET' | 'POST', path: string, init: JsonRequest = {}): Promise<Answer> =>
     withRetry(

@@ -3,6 +3,7 @@
  * per file in this folder, all behind the `CodeHost` interface.
  */
 import { gitCredentialEnv } from '../credentials.ts';
+import { checkRemoteAddress } from '../repository-address.ts';
 import type { ApiCodeHost, HostOptions, HostProject } from './common.ts';
 import { createGiteaHost } from './gitea.ts';
 import { createGitHubHost } from './github.ts';
@@ -75,9 +76,24 @@ export interface GitAccess {
 
 const hasGitCredentials = (host: CodeHost): host is ApiCodeHost => 'gitCredentials' in host;
 
-/** The remote of `host` and the environment that carries its credentials to git. */
-export async function gitAccess(host: CodeHost, signal?: AbortSignal): Promise<GitAccess> {
+/** How `gitAccess` judges the remote's address. */
+export interface GitAccessOptions {
+  /** Allow a remote on a link-local or cloud metadata address (`DOCWRIGHT_REPOSITORY_ALLOW_LINK_LOCAL=1`). */
+  allowLinkLocal?: boolean | undefined;
+}
+
+/**
+ * The remote of `host` and the environment that carries its credentials to git. The remote's
+ * name is resolved first: one on a link-local or metadata address fails with
+ * `repository-address-refused` before git contacts it (git/repository-address.ts).
+ */
+export async function gitAccess(
+  host: CodeHost,
+  signal?: AbortSignal,
+  options: GitAccessOptions = {},
+): Promise<GitAccess> {
   const remote = await host.gitRemote(signal);
+  await checkRemoteAddress(remote.url, options.allowLinkLocal ?? false);
   const credentials = hasGitCredentials(host) ? await host.gitCredentials(signal) : null;
   return {
     url: remote.url,
