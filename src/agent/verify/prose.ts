@@ -101,17 +101,19 @@ const BLOCK_SCOPES: Partial<Record<Nodes['type'], ProseBlock['scope']>> = {
   tableCell: 'table',
 };
 
-/** Text nodes to keep, and the blocks they are in. */
+/** Text nodes to keep, and the blocks they are in (a paragraph of a list item is the list's). */
 function collect(
   node: Nodes,
   kept: [number, number][],
   blocks: ProseBlock[],
   inBlock: ProseBlock | undefined,
+  container?: 'list' | 'blockquote',
 ): void {
   const start = node.position?.start.offset;
   const end = node.position?.end.offset;
   let block = inBlock;
-  const scope = BLOCK_SCOPES[node.type];
+  let scope = BLOCK_SCOPES[node.type];
+  if (scope === 'paragraph' && container) scope = container;
   if (scope && !inBlock && start !== undefined && end !== undefined) {
     block = { scope, start, end, ...(node.type === 'heading' && { depth: node.depth }) };
     blocks.push(block);
@@ -121,7 +123,8 @@ function collect(
     return;
   }
   if (!('children' in node)) return;
-  for (const child of (node as Parents).children) collect(child as Nodes, kept, blocks, block);
+  const inside = node.type === 'listItem' ? 'list' : node.type === 'blockquote' ? 'blockquote' : container;
+  for (const child of (node as Parents).children) collect(child as Nodes, kept, blocks, block, inside);
 }
 
 /** Values of `key: value` lines that are words: not URLs, paths, or anything with a slash. */
