@@ -7,11 +7,13 @@
  * quotes, sentences, and the raw file — and a rule runs on the blocks its `scope` names.
  * Alerts at level `error` block the run; `warning` and `suggestion` are reported.
  */
+
+import type { RE2JS } from 're2js';
 import { changedLineTracker, pagesToCheck } from './changed-lines.ts';
 import { isProsePage, type Prose, proseOf } from './prose.ts';
 import type { Check, Finding } from './types.ts';
 import { findValeConfig, settingsFor, VALE_LEVELS, type ValeConfig, type ValeLevel } from './vale-config.ts';
-import { compileRule, type RuleContext, type ValeRule } from './vale-rules.ts';
+import { compileRule, matches, type RuleContext, type RuleDefinition, type ValeRule } from './vale-rules.ts';
 import { loadStyles, type ValeStyles } from './vale-styles.ts';
 
 /** One block of a page: where it is, and the scope names it answers to. */
@@ -77,6 +79,30 @@ export function scopeMatches(scopes: string[], sections: Set<string>): boolean {
   );
 }
 
+/**
+ * Compiled rules by everything they are made of, across runs and trees: compiling a style's
+ * patterns costs more than running them on a page. Bounded; the oldest entry goes first.
+ */
+const compiledRules = new Map<string, ValeRule | string>();
+const MAX_COMPILED_RULES = 5_000;
+
+function compileCached(
+  name: string,
+  definition: RuleDefinition,
+  accepted: string[],
+  level: ValeLevel | undefined,
+): ValeRule | string {
+  const key = JSON.stringify([name, definition, accepted, level ?? null]);
+  let rule = compiledRules.get(key);
+  if (rule === undefined) {
+    const made = compileRule(name, definition, accepted, level);
+    rule = 'problem' in made ? (made.unsupportedType ?? `!${made.problem}`) : made;
+    if (compiledRules.size >= MAX_COMPILED_RULES) compiledRules.delete(compiledRules.keys().next().value!);
+    compiledRules.set(key, rule);
+  }
+  return rule;
+}
+
 /** The rules that apply to `file`, each at its level, and what could not be applied. */
 function rulesFor(
   config: ValeConfig,
@@ -94,13 +120,25 @@ function rulesFor(
     const level = typeof setting === 'string' ? setting : undefined;
     const key = `${name}\0${level ?? ''}`;
     if (!compiled.has(key)) {
-      const rule = compileRule(name, styles.definitions.get(name)!, styles.accepted, level);
-      compiled.set(key, 'problem' in rule ? (rule.unsupportedType ?? `!${rule.problem}`) : rule);
+      compiled.set(key, compileCached(name, styles.definitions.get(name)!, styles.accepted, level));
     }
     const rule = compiled.get(key)!;
     if (typeof rule !== 'string' && VALE_LEVELS.indexOf(rule.level) >= minimum) rules.push(rule);
   }
   return rules;
+}
+
+/** The prose with what the section's `TokenIgnores`/`BlockIgnores` match (in the file) blanked. */
+function withoutIgnored(prose: Prose, text: string, ignores: RE2JS[]): Prose {
+  if (ignores.length === 0) return prose;
+  const chars = [...prose.masked];
+  if (chars.length !== text.length) return prose;
+  for (const pattern of ignores) {
+    for (const m of matches(pattern, text)) {
+      for (let i = m.start; i < m.end; i++) if (chars[i] !== '\n') chars[i] = ' ';
+    }
+  }
+  return { ...prose, masked: chars.join('') };
 }
 
 /** The finding's message: Vale's, with the text it is about when the message does not quote it. */
@@ -139,7 +177,12 @@ export function valeCheck(): Check {
         if (rules.length === 0) continue;
         pages++;
         for (const rule of rules) applied.add(rule.name);
-        findings.push(...checkPage(file, text, proseOf(input.tree, file, text), rules, lines));
+        const prose = withoutIgnored(
+          proseOf(input.tree, file, text),
+          text,
+          settingsFor(config, file).ignores,
+        );
+        findings.push(...checkPage(file, text, prose, rules, lines));
       }
       return {
         findings,

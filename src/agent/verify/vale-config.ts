@@ -20,6 +20,8 @@ export interface ValeSection {
   basedOnStyles?: string[];
   /** `Style.Rule` → false (NO), true (YES), or a level (which also turns it on). */
   rules: Map<string, boolean | ValeLevel>;
+  /** `TokenIgnores` and `BlockIgnores`: text these patterns match is not prose. */
+  ignores: RE2JS[];
 }
 
 export interface ValeConfig {
@@ -56,7 +58,9 @@ export function parseIni(text: string): {
     }
     const eq = line.indexOf('=');
     if (eq <= 0) continue;
-    current.push([line.slice(0, eq).trim(), line.slice(eq + 1).trim()]);
+    // As go-ini reads Vale's file: `#` or `;` after a space starts a comment.
+    const value = line.slice(eq + 1).replace(/\s[#;].*$/, '');
+    current.push([line.slice(0, eq).trim(), value.trim()]);
   }
   return { global, sections };
 }
@@ -159,25 +163,37 @@ export function readValeConfig(file: string, text: string): ValeConfig {
       notes.push(`Vale section [${glob}] is not a glob docwright can read: not applied`);
       continue;
     }
-    const section: ValeSection = { glob, matches, rules: new Map() };
-    for (const [key, value] of keys) {
-      if (key === 'BasedOnStyles')
-        section.basedOnStyles = [...(section.basedOnStyles ?? []), ...commaList(value)];
-      else if (key.includes('.')) {
-        const setting = ruleSetting(value);
-        if (setting !== null) section.rules.set(key, setting);
-      }
-    }
+    const section: ValeSection = { glob, matches, rules: new Map(), ignores: [] };
+    for (const [key, value] of keys) readSectionKey(section, key, value, notes);
     config.sections.push(section);
   }
   return config;
 }
 
-/** What applies to one file: its styles and rule settings (Vale's core/file.go). */
+function readSectionKey(section: ValeSection, key: string, value: string, notes: string[]): void {
+  if (key === 'BasedOnStyles') {
+    section.basedOnStyles = [...(section.basedOnStyles ?? []), ...commaList(value)];
+  } else if (key === 'TokenIgnores' || key === 'BlockIgnores') {
+    for (const pattern of commaList(value)) {
+      try {
+        section.ignores.push(RE2JS.compile(pattern));
+      } catch {
+        notes.push(`Vale ${key} pattern ${JSON.stringify(pattern)} is not RE2: not applied`);
+      }
+    }
+  } else if (key === 'Transform') {
+    notes.push(`Vale Transform (XSLT) in [${section.glob}] is not applied`);
+  } else if (key.includes('.')) {
+    const setting = ruleSetting(value);
+    if (setting !== null) section.rules.set(key, setting);
+  }
+}
+
+/** What applies to one file: its styles, rule settings and ignored patterns (Vale's core/file.go). */
 export function settingsFor(
   config: ValeConfig,
   file: string,
-): { styles: string[]; rules: Map<string, boolean | ValeLevel> } {
+): { styles: string[]; rules: Map<string, boolean | ValeLevel>; ignores: RE2JS[] } {
   const base = path.posix.dirname(config.file);
   const candidates = [
     file,
@@ -185,10 +201,12 @@ export function settingsFor(
   ];
   let styles: string[] = [];
   const rules = new Map(config.globalRules);
+  const ignores: RE2JS[] = [];
   for (const section of config.sections) {
     if (!candidates.some((c) => section.matches(c))) continue;
     if (section.basedOnStyles) styles = section.basedOnStyles;
     for (const [rule, setting] of section.rules) rules.set(rule, setting);
+    ignores.push(...section.ignores);
   }
-  return { styles, rules };
+  return { styles, rules, ignores };
 }

@@ -41,6 +41,22 @@ async function loadVocab(
   styles.notes.push(`Vale vocabulary ${name} is not in ${stylesPath}/config/vocabularies`);
 }
 
+/**
+ * Parsed rule files by their text: a style's files are the same in the base and the head, and
+ * from one run to the next, and parsing them is most of a style's cost. Bounded (a run reads
+ * a few hundred rules at most); the oldest entry goes first.
+ */
+const parsedRules = new Map<string, unknown>();
+const MAX_PARSED_RULES = 5_000;
+
+function parseRule(text: string): unknown {
+  if (parsedRules.has(text)) return parsedRules.get(text);
+  const parsed = parseYaml(text);
+  if (parsedRules.size >= MAX_PARSED_RULES) parsedRules.delete(parsedRules.keys().next().value!);
+  parsedRules.set(text, parsed);
+  return parsed;
+}
+
 async function loadStyle(
   tree: DocsTree,
   stylesPath: string,
@@ -56,9 +72,11 @@ async function loadStyle(
   for (const file of files) {
     const rule = file.slice(dir.length + 1).replace(/\.ya?ml$/, '');
     try {
-      const definition = parseYaml((await tree.readText(file)) ?? '');
-      if (definition && typeof definition === 'object')
-        styles.definitions.set(`${style}.${rule}`, definition);
+      // A copy: the cached object is shared, and rules are built from it.
+      const definition = structuredClone(parseRule((await tree.readText(file)) ?? ''));
+      if (definition && typeof definition === 'object' && !Array.isArray(definition)) {
+        styles.definitions.set(`${style}.${rule}`, definition as RuleDefinition);
+      }
     } catch (error) {
       styles.notes.push(
         `Vale rule ${style}.${rule} does not parse: ${(error as Error).message.split('\n')[0]}`,

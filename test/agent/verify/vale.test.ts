@@ -223,6 +223,24 @@ echo "it is simply easy"
     );
   });
 
+  test('inline comments in .vale.ini, and TokenIgnores, as Vale reads them', async () => {
+    const ini = `StylesPath = styles # where the styles are
+[*.md]
+BasedOnStyles = Acme # ours
+TokenIgnores = (\\{\\{[^}]*\\}\\})
+Acme.SentenceLength = NO ; too strict
+`;
+    const { input } = await repository(
+      { ...STYLE, '.vale.ini': ini },
+      { 'docs/a.md': 'Fill in {{simply}} here, simply.\n' },
+    );
+    const outcome = await valeCheck().run(input('head'));
+    assert.deepEqual(
+      outcome.findings.map((f) => [f.rule, f.message.slice(0, 22)]),
+      [['Acme.Avoid', "Don't use 'simply': sa"]],
+    );
+  });
+
   test('no .vale.ini: skipped', async () => {
     const { input } = await repository({}, { 'docs/a.md': 'Simply.\n' });
     assert.deepEqual(await valeCheck().run(input('head')), {
