@@ -12,6 +12,7 @@ import type { RE2JS } from 're2js';
 import { changedLineTracker, pagesToCheck } from './changed-lines.ts';
 import { isProsePage, type Prose, proseOf } from './prose.ts';
 import type { Check, Finding } from './types.ts';
+import { valeSwitches } from './vale-comments.ts';
 import { findValeConfig, settingsFor, VALE_LEVELS, type ValeConfig, type ValeLevel } from './vale-config.ts';
 import { compileRule, matches, type RuleContext, type RuleDefinition, type ValeRule } from './vale-rules.ts';
 import { loadStyles, type ValeStyles } from './vale-styles.ts';
@@ -203,6 +204,7 @@ function checkPage(
   const findings: Finding[] = [];
   const seen = new Set<string>();
   const blocks = blocksOf(prose, text);
+  const switchedOff = valeSwitches(text);
   for (const rule of rules) {
     const context: RuleContext = { sequences: new Set() };
     for (const block of blocks) {
@@ -214,7 +216,7 @@ function checkPage(
         if (seen.has(key)) continue;
         seen.add(key);
         const line = lineAt(text, start);
-        if (lines !== null && !lines.has(line)) continue;
+        if ((lines !== null && !lines.has(line)) || switchedOff(rule.name, start)) continue;
         findings.push({
           path: file,
           line,

@@ -241,6 +241,38 @@ Acme.SentenceLength = NO ; too strict
     );
   });
 
+  test('vale off/on and Style.Rule = NO comments switch rules off where they say, in Markdown and MDX', async () => {
+    const { input } = await repository(STYLE, {
+      'docs/a.md': `Simply one.
+
+<!-- vale off -->
+Simply two.
+<!-- vale on -->
+
+<!-- vale Acme.Avoid = NO -->
+Simply three, it is.
+<!-- vale Acme.Avoid = YES -->
+Simply four.
+`,
+      'docs/b.mdx': `{/* vale Acme = NO */}
+Simply five, it is.
+
+{/* vale Acme = YES */}
+Simply six.
+`,
+    });
+    const outcome = await valeCheck().run(input('head'));
+    assert.deepEqual(
+      outcome.findings.map((f) => [f.path, f.line, f.rule]),
+      [
+        ['docs/a.md', 1, 'Acme.Avoid'],
+        ['docs/a.md', 8, 'Acme.Contractions'],
+        ['docs/a.md', 10, 'Acme.Avoid'],
+        ['docs/b.mdx', 5, 'Acme.Avoid'],
+      ],
+    );
+  });
+
   test('no .vale.ini: skipped', async () => {
     const { input } = await repository({}, { 'docs/a.md': 'Simply.\n' });
     assert.deepEqual(await valeCheck().run(input('head')), {
