@@ -71,3 +71,25 @@ export function pagesToCheck(input: CheckInput, isPage: (file: string) => boolea
   if (input.state === 'base') for (const move of input.changes.moved) files.add(normalizeRel(move.from));
   return [...files].filter(isPage).sort();
 }
+
+/** Findings one check reports on one page at most: past that, the page needs rewriting, not a list. */
+export const MAX_FINDINGS_PER_PAGE = 200;
+
+/** Offsets where the lines of `text` start, for `lineOf`. */
+export function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return starts;
+}
+
+/** The 1-based line of an offset, from `lineStarts` (a binary search). */
+export function lineOf(starts: number[], offset: number): number {
+  let low = 0;
+  let high = starts.length - 1;
+  while (low < high) {
+    const mid = (low + high + 1) >> 1;
+    if (starts[mid]! <= offset) low = mid;
+    else high = mid - 1;
+  }
+  return low + 1;
+}

@@ -130,10 +130,11 @@ function collect(
 /** Values of `key: value` lines that are words: not URLs, paths, or anything with a slash. */
 function frontmatterValues(source: string, end: number): [number, number][] {
   const ranges: [number, number][] = [];
-  const line = /^([A-Za-z_][\w-]*)[ \t]*:[ \t]*(.*?)[ \t]*$/gm;
+  // `(.*)` then trimEnd: a lazy match before trailing spaces would be quadratic on a long line.
+  const line = /^([A-Za-z_][\w-]*)[ \t]*:[ \t]*(.*)$/gm;
   const region = source.slice(0, end);
   for (const match of region.matchAll(line)) {
-    let value = match[2]!;
+    let value = match[2]!.trimEnd();
     if (value === '' || /[/\\]|^[a-z]+:|^[|>]/.test(value)) continue;
     let offset = match.index! + match[0].indexOf(value, match[1]!.length + 1);
     if (/^["'].*["']$/.test(value)) {

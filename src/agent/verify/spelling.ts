@@ -7,13 +7,19 @@
  */
 import { pathToFileURL } from 'node:url';
 import { spellCheckDocument, type ValidationIssue } from 'cspell-lib';
-import { changedLineTracker, pagesToCheck } from './changed-lines.ts';
+import {
+  changedLineTracker,
+  lineOf,
+  lineStarts,
+  MAX_FINDINGS_PER_PAGE,
+  pagesToCheck,
+} from './changed-lines.ts';
 import { type CspellConfig, findCspellConfig } from './cspell-config.ts';
 import { isProsePage, proseOf } from './prose.ts';
 import type { Check, CheckInput, Finding } from './types.ts';
 
 /** In-document directives (`cspell:ignore …`, `spell-checker: disable`) stay: they live in comments. */
-const DIRECTIVE = /\b(?:cspell|spell-?checker)\s*:[^\n]*?(?=-->|\*\/|\}|$)/gim;
+const DIRECTIVE = /\b(?:cspell|spell-?checker)\s*:[^\n]{0,500}?(?=-->|\*\/|\}|$)/gim;
 
 /** The page as cspell reads it: its prose, front matter values, and cspell's own directives. */
 function spellingText(tree: object, file: string, text: string): string {
@@ -26,24 +32,6 @@ function spellingText(tree: object, file: string, text: string): string {
   for (const [start, end] of prose.frontmatterValues) keep(start, end);
   for (const match of text.matchAll(DIRECTIVE)) keep(match.index, match.index + match[0].length);
   return chars.join('');
-}
-
-/** Offsets of the starts of lines, to turn an offset into a 1-based line. */
-function lineOf(starts: number[], offset: number): number {
-  let low = 0;
-  let high = starts.length - 1;
-  while (low < high) {
-    const mid = (low + high + 1) >> 1;
-    if (starts[mid]! <= offset) low = mid;
-    else high = mid - 1;
-  }
-  return low + 1;
-}
-
-function lineStarts(text: string): number[] {
-  const starts = [0];
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
-  return starts;
 }
 
 /** What is wrong and what to do; the same wherever the word is (no line or column). */
@@ -113,6 +101,7 @@ async function checkPage(
     const line = lineOf(starts, issue.offset);
     if (lines !== null && !lines.has(line)) continue;
     findings.push({ path: file, line, message: message(issue, config), level: 'error', rule: 'cspell' });
+    if (findings.length >= MAX_FINDINGS_PER_PAGE) break;
   }
   return findings;
 }

@@ -9,7 +9,13 @@
  */
 
 import type { RE2JS } from 're2js';
-import { changedLineTracker, pagesToCheck } from './changed-lines.ts';
+import {
+  changedLineTracker,
+  lineOf,
+  lineStarts,
+  MAX_FINDINGS_PER_PAGE,
+  pagesToCheck,
+} from './changed-lines.ts';
 import { isProsePage, type Prose, proseOf } from './prose.ts';
 import type { Check, Finding } from './types.ts';
 import { valeSwitches } from './vale-comments.ts';
@@ -149,12 +155,6 @@ function messageOf(rule: ValeRule, message: string, match: string): string {
   return `${quoted} (Vale ${rule.name}${rule.link ? `, ${rule.link}` : ''})`;
 }
 
-function lineAt(text: string, offset: number): number {
-  let line = 1;
-  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) line++;
-  return line;
-}
-
 /** The Vale check. */
 export function valeCheck(): Check {
   const changed = changedLineTracker();
@@ -205,6 +205,7 @@ function checkPage(
   const seen = new Set<string>();
   const blocks = blocksOf(prose, text);
   const switchedOff = valeSwitches(text);
+  const starts = lineStarts(text);
   for (const rule of rules) {
     const context: RuleContext = { sequences: new Set() };
     for (const block of blocks) {
@@ -215,7 +216,7 @@ function checkPage(
         const key = `${rule.name}\0${start}\0${block.start + alert.end}`;
         if (seen.has(key)) continue;
         seen.add(key);
-        const line = lineAt(text, start);
+        const line = lineOf(starts, start);
         if ((lines !== null && !lines.has(line)) || switchedOff(rule.name, start)) continue;
         findings.push({
           path: file,
@@ -227,7 +228,13 @@ function checkPage(
       }
     }
   }
-  return findings.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || a.rule.localeCompare(b.rule));
+  // Past the cap, the errors are the ones kept: they are what blocks.
+  const rank = (f: Finding) => (f.level === 'error' ? 0 : 1);
+  const kept =
+    findings.length > MAX_FINDINGS_PER_PAGE
+      ? findings.sort((a, b) => rank(a) - rank(b)).slice(0, MAX_FINDINGS_PER_PAGE)
+      : findings;
+  return kept.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || a.rule.localeCompare(b.rule));
 }
 
 /** Rule types not applied, and rules that could not be compiled, listed once. */

@@ -273,6 +273,16 @@ Simply six.
     );
   });
 
+  test('a page full of alerts and unclosed comments: at most 200 findings, errors first, in bounded time', async () => {
+    const page = `${'Simply the the it is. '.repeat(3_000)}\n${'<!-- vale '.repeat(20_000)}\n`;
+    const { input } = await repository(STYLE, { 'docs/a.md': page });
+    const started = Date.now();
+    const outcome = await valeCheck().run(input('head'));
+    assert.ok(Date.now() - started < 20_000, `${Date.now() - started} ms`);
+    assert.equal(outcome.findings.length, 200);
+    assert.ok(outcome.findings.every((f) => f.level === 'error'));
+  });
+
   test('no .vale.ini: skipped', async () => {
     const { input } = await repository({}, { 'docs/a.md': 'Simply.\n' });
     assert.deepEqual(await valeCheck().run(input('head')), {
