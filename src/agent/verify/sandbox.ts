@@ -80,7 +80,7 @@ export interface SandboxOptions {
   mountAt?: string;
   /** Directories whose contents the command must not read (the data directory, the service's home). */
   hidden?: string[];
-  /** Directories of PATH to keep visible when they lie inside a hidden one. */
+  /** Directories of PATH to keep visible (read-only, with their prefix) when they lie inside a hidden one. */
   path?: string[];
 }
 
@@ -99,7 +99,10 @@ export function sandboxArguments(options: SandboxOptions): string[] {
   for (const dir of hidden) args.push('--tmpfs', dir);
   for (const dir of options.path ?? []) {
     if (path.isAbsolute(dir) && hidden.some((h) => dir === h || dir.startsWith(`${h}/`))) {
-      args.push('--ro-bind-try', dir, dir);
+      // A `bin` folder's links point into its prefix (nvm's npm → ../lib/node_modules/…): the
+      // prefix is put back, not the folder alone.
+      const kept = path.basename(dir) === 'bin' ? path.dirname(dir) : dir;
+      if (!hidden.includes(kept)) args.push('--ro-bind-try', kept, kept);
     }
   }
   args.push('--dir', '/tmp/home');

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { commandCheck } from '../../../src/agent/verify/commands.ts';
-import { bwrapProblem } from '../../../src/agent/verify/sandbox.ts';
+import { bwrapProblem, sandboxArguments } from '../../../src/agent/verify/sandbox.ts';
 import { checkoutTree, overlayTree } from '../../../src/agent/verify/tree.ts';
 import type { CheckInput, CheckOutcome, RunChanges } from '../../../src/agent/verify/types.ts';
 import { temporaryDirectory } from '../../helpers/temp.ts';
@@ -238,4 +238,18 @@ describe('check commands without bubblewrap', () => {
     assert.doesNotMatch(outcome.findings[0]!.message, /hidden-value/);
     assert.match(outcome.notes?.[0] ?? '', /without isolation/);
   });
+});
+
+test('PATH folders inside a hidden folder stay visible, with their prefix, read-only', () => {
+  const args = sandboxArguments({
+    writable: '/work/checkout',
+    hidden: ['/home/docs'],
+    path: ['/home/docs/.nvm/versions/node/v24/bin', '/home/docs/tools', '/usr/bin'],
+  }).join(' ');
+  assert.match(
+    args,
+    /--tmpfs \/home\/docs --ro-bind-try \/home\/docs\/\.nvm\/versions\/node\/v24 \/home\/docs\/\.nvm\/versions\/node\/v24 --ro-bind-try \/home\/docs\/tools \/home\/docs\/tools /,
+  );
+  assert.doesNotMatch(args, /usr\/bin/);
+  assert.match(args, /--bind \/work\/checkout \/work\/checkout .*--unshare-all --die-with-parent/);
 });
