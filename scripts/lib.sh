@@ -64,3 +64,14 @@ ensure_chromium() {
   $sudo apt-get update -qq >&2
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >&2
 }
+
+# Check commands run isolated with bubblewrap (docs/configuration.mdx#check-commands); its tests
+# need it too (Debian package bubblewrap).
+ensure_bubblewrap() {
+  if command -v bwrap >/dev/null 2>&1; then return; fi
+  echo "==> installing bubblewrap" >&2
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq bubblewrap >&2
+}

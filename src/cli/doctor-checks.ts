@@ -25,6 +25,7 @@ import {
   type ModelProbe,
   type Outcome,
 } from './doctor-probes.ts';
+import { checkProjectChecks, checkSandbox } from './doctor-sandbox.ts';
 
 export type CheckStatus = Outcome['status'];
 
@@ -147,6 +148,10 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorRepo
     });
   }
   add('git', gitOutcome);
+  add(
+    'check commands',
+    task('check commands', () => checkSandbox(env)),
+  );
 
   let app: App | undefined;
   try {
@@ -205,6 +210,13 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorRepo
           ),
           project,
         );
+        if (project.checks.length > 0) {
+          add(
+            'checks',
+            task(label('checks'), () => checkProjectChecks(env, project)),
+            project,
+          );
+        }
       }
     }
   } finally {

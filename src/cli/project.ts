@@ -83,7 +83,20 @@ const fieldOptions = (): [Option, string][] => [
     ).argParser(positiveInt),
     'monthlyTokenBudget',
   ],
+  [
+    new Option(
+      '--check <command>',
+      'a check command run in the sandboxed checkout after each job (repeatable; replaces the list)',
+    ).argParser(collect),
+    'checks',
+  ],
+  [new Option('--clear-checks', 'remove every check command').conflicts('check'), 'checks'],
 ];
+
+/** `--check` is repeatable: each one adds a command, whole (commas and all). */
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
 
 /**
  * A secret's two options: `--x-file <path>` (`-` reads stdin), and the bare `--x <value>`, which
@@ -130,6 +143,7 @@ function inputFrom(options: Record<string, unknown>): Record<string, unknown> {
     const value = options[option.attributeName()];
     if (value !== undefined) input[field] = value;
   }
+  if (options.clearChecks === true) input.checks = [];
   return input;
 }
 
@@ -138,14 +152,21 @@ function inputFrom(options: Record<string, unknown>): Record<string, unknown> {
  * typed `--rate-limit`, so validation errors are retold with the flags.
  */
 function withFlagNames(error: unknown): never {
-  if (error instanceof DocwrightError && error.fields?.every((f) => flagOf.has(f.field))) {
-    const message = error.fields.map((f) => `${flagOf.get(f.field)}: ${f.message}`).join('; ');
+  // A list's item is named by its index (`checks.0`): the flag is the list's.
+  const flag = (field: string) => flagOf.get(field.replace(/\.\d+$/, ''));
+  if (error instanceof DocwrightError && error.fields?.every((f) => flag(f.field) !== undefined)) {
+    const message = error.fields.map((f) => `${flag(f.field)}: ${f.message}`).join('; ');
     throw new DocwrightError(error.code, message, { fields: error.fields, cause: error });
   }
   throw error;
 }
 
-const human = (p: ProjectView) => describe({ ...p } as unknown as Record<string, unknown>);
+/** The project in lines; its check commands one a line, since a command may hold commas. */
+const human = (p: ProjectView) => {
+  const { checks, ...rest } = p;
+  const commands = checks.length === 0 ? ['checks: -'] : checks.map((command) => `check: ${command}`);
+  return [describe(rest as unknown as Record<string, unknown>), ...commands].join('\n');
+};
 
 const counted = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 

@@ -67,12 +67,20 @@ const LABELS: Record<string, string> = {
   monthlyTokenBudget: 'Monthly token budget',
   authorName: 'Commit author name',
   authorEmail: 'Commit author email',
+  checks: 'Check commands',
   ...Object.fromEntries(SECRETS.map((secret) => [secret.name, secret.label])),
 };
 
 const lines = (text: string | undefined) =>
   (text ?? '')
     .split(/\r?\n|,/)
+    .map((line) => line.trim())
+    .filter(Boolean);
+
+/** One command a line: a command may hold commas. */
+const commandLines = (text: string | undefined) =>
+  (text ?? '')
+    .split(/\r?\n/)
     .map((line) => line.trim())
     .filter(Boolean);
 
@@ -112,6 +120,7 @@ export function projectInput(form: ProjectForm, mode: 'create' | 'update'): Reco
   const budget = text('monthlyTokenBudget');
   if (budget !== '') input.monthlyTokenBudget = /^\d+$/.test(budget) ? Number(budget) : budget;
   else if (mode === 'update') input.monthlyTokenBudget = null;
+  if (form.checks !== undefined || mode === 'update') input.checks = commandLines(form.checks);
   for (const { name } of SECRETS) {
     const value = form[name] ?? '';
     if (form[`remove_${name}`] === 'on') input[name] = null;
@@ -142,6 +151,7 @@ export function projectFormValues(project: ProjectView): ProjectForm {
     authorEmail: s.authorEmail,
     rateLimit: project.rateLimit === null ? '' : String(project.rateLimit),
     monthlyTokenBudget: s.monthlyTokenBudget === null ? '' : String(s.monthlyTokenBudget),
+    checks: project.checks.join('\n'),
   };
 }
 
@@ -242,6 +252,9 @@ export function projectForm(options: ProjectFormOptions): Html {
       ${input('authorName', `Default ${PROJECT_DEFAULTS.authorName}.`)}
       ${input('authorEmail', `Default ${PROJECT_DEFAULTS.authorEmail}.`, html`inputmode="email" spellcheck="false"`)}
     </div>
+  </fieldset>
+  <fieldset><legend>Verification</legend>
+    ${textarea('checks', 'Commands run after each job’s changes, one a line (e.g. vale docs): in a copy of the checkout, isolated with bubblewrap, without network or credentials. A non-zero exit is a finding the agent must fix.')}
   </fieldset>
   <div><button type="submit" class="primary">${options.submitLabel}</button></div>
 </form>

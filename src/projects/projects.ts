@@ -51,6 +51,20 @@ const model = z
   .regex(MODEL_PATTERN, 'must be provider/model-id with provider anthropic, openai or openai-compatible');
 const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' });
 
+/** Check commands a project may have: each runs after every job, so a few (SPEC §19). */
+export const MAX_CHECKS = 20;
+
+/**
+ * One check command line (SPEC §19): run with `sh -c` in the job's sandboxed checkout. One line:
+ * the settings page and `project show` list one command a line.
+ */
+const checkCommand = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(2000)
+  .refine((command) => !/[\r\n\0]/.test(command), 'must be one line');
+
 /** Every settable project field; `create` requires name and repository. */
 const projectFields = {
   name: z.string().trim().min(1).max(200),
@@ -79,6 +93,7 @@ const projectFields = {
   authorEmail: commitEmail(),
   rateLimit: z.number().int().min(1).max(1_000_000).nullable(),
   monthlyTokenBudget: z.number().int().min(1).max(1_000_000_000_000).nullable(),
+  checks: z.array(checkCommand).max(MAX_CHECKS),
 };
 
 export const projectCreateInput = z
@@ -157,6 +172,8 @@ export interface ProjectView {
   model: string | null;
   rateLimit: number | null;
   settings: ProjectSettings;
+  /** Check commands run after each job's changes (SPEC §19); set by operators, never by the repository. */
+  checks: string[];
   /** Which credentials are set (true/false), never their values. */
   credentials: {
     token: boolean;
@@ -218,6 +235,7 @@ export function createProjectService(deps: {
       model: row.model,
       rateLimit: row.rate_limit,
       settings: settingsSchema.parse(JSON.parse(row.settings)),
+      checks: z.array(z.string()).parse(JSON.parse(row.checks)),
       // The stored JSON maps each secret name to its sealed value; presence is not secret.
       credentials: {
         token: Boolean(secrets.token),
@@ -336,6 +354,7 @@ export function createProjectService(deps: {
         settings: JSON.stringify(settings),
         secrets: sealSecrets(null, input),
         docs_webhook_secret: null,
+        checks: JSON.stringify(input.checks ?? []),
         created_at: timestamp,
         updated_at: timestamp,
       };
@@ -367,6 +386,7 @@ export function createProjectService(deps: {
         rate_limit: input.rateLimit !== undefined ? input.rateLimit : current.rate_limit,
         settings: JSON.stringify(settings),
         secrets: sealSecrets(current.secrets, input),
+        checks: input.checks !== undefined ? JSON.stringify(input.checks) : current.checks,
         updated_at: now(),
       };
       await db.updateTable('projects').set(changes).where('id', '=', id).execute();

@@ -20,6 +20,7 @@ import { createJobFunctionMigration } from './migrations/0013-create-job-functio
 import { pollNotifyMigration } from './migrations/0014-poll-notify.ts';
 import { claimRunFunctionMigration } from './migrations/0015-claim-run-function.ts';
 import { claimRunReturnsJobMigration } from './migrations/0016-claim-run-returns-job.ts';
+import { projectChecks } from './migrations/0017-project-checks.ts';
 import { jobChecks } from './migrations/0018-job-checks.ts';
 import type { Database } from './schema.ts';
 
@@ -45,6 +46,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0014_poll_notify': pollNotifyMigration(dialect),
     '0015_claim_run_function': claimRunFunctionMigration(dialect),
     '0016_claim_run_returns_job': claimRunReturnsJobMigration(dialect),
+    '0017_project_checks': projectChecks,
     '0018_job_checks': jobChecks,
   };
 }

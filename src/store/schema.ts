@@ -103,6 +103,8 @@ export interface ProjectTable {
   secrets: string | null;
   /** The sealed secret of webhooks to `/hooks/{id}/docs` (docs/automations.mdx); null until one is made. */
   docs_webhook_secret: string | null;
+  /** JSON array of the check commands operators set (SPEC §19); `[]` (the default) for none. */
+  checks: Generated<string>;
   created_at: string;
   updated_at: string;
 }

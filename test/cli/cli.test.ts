@@ -245,6 +245,60 @@ describe(`docwright CLI (${testDialect})`, () => {
       );
     });
 
+    test('project --check sets the check commands (repeatable, whole), show lists them, --clear-checks removes them', async () => {
+      assert.deepEqual(created.checks, [], 'none by default');
+      const set = json<ProjectView>(
+        await docwright(
+          'project',
+          'update',
+          created.id,
+          '--check',
+          'vale docs',
+          '--check',
+          'npx mint broken-links --check-anchors, strict',
+          '--json',
+        ),
+      );
+      assert.deepEqual(set.checks, ['vale docs', 'npx mint broken-links --check-anchors, strict']);
+      const stored = await (await inProcess()).projects.getForRun(created.id);
+      assert.deepEqual(stored.project.checks, set.checks, 'what the worker reads for a run');
+      const shown = await docwright('project', 'show', created.id);
+      assert.match(shown.stdout, /^check: vale docs$/m);
+      assert.match(shown.stdout, /^check: npx mint broken-links --check-anchors, strict$/m);
+      const renamed = json<ProjectView>(
+        await docwright('project', 'update', created.id, '--name', 'Docs', '--json'),
+      );
+      assert.deepEqual(renamed.checks, set.checks, 'kept when not given');
+      assertFails(
+        await docwright('project', 'update', created.id, '--check', '   ', '--json'),
+        /--check: must not be empty/,
+      );
+      assertFails(
+        await docwright('project', 'update', created.id, '--check', 'a', '--clear-checks'),
+        /cannot be used with/,
+      );
+      const cleared = json<ProjectView>(
+        await docwright('project', 'update', created.id, '--clear-checks', '--json'),
+      );
+      assert.deepEqual(cleared.checks, []);
+      assert.match((await docwright('project', 'show', created.id)).stdout, /^checks: -$/m);
+      const withChecks = json<ProjectView>(
+        await docwright(
+          'project',
+          'create',
+          '--name',
+          'Checked',
+          '--repository',
+          repository,
+          '--check',
+          'true',
+          '--json',
+        ),
+      );
+      assert.deepEqual(withChecks.checks, ['true']);
+      await (await inProcess()).projects.delete(withChecks.id);
+    });
+
     test('project update changes the given fields and keeps the rest', async () => {
       const updated = json<ProjectView>(
         await docwright(

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -254,7 +254,7 @@ describe(`docwright doctor (${testDialect})`, () => {
       };
       const ids = await seed(database, [
         githubProject('GitHub docs', WRITE_TOKEN),
-        { name: 'Local docs', repository: localRepository() },
+        { name: 'Local docs', repository: localRepository(), checks: ['vale docs'] },
       ]);
       remoteId = ids[0]!;
       localId = ids[1]!;
@@ -290,7 +290,13 @@ describe(`docwright doctor (${testDialect})`, () => {
       expectCheck(report, 'host', localId, 'ok', /branches are pushed to/);
       expectCheck(report, 'repository', localId, 'ok', /^branch main at file:\/\//);
       expectCheck(report, 'model', localId, 'ok', /answered .*\(from DOCWRIGHT_MODEL\)/);
-      assert.equal(report.checks.length, 13);
+      expectCheck(report, 'check commands', undefined, 'ok', /isolated with bubblewrap/);
+      expectCheck(report, 'checks', localId, 'ok', /^1 check command, run with bubblewrap$/);
+      assert.ok(
+        !report.checks.some((c) => c.name === 'checks' && c.project === remoteId),
+        'none without commands',
+      );
+      assert.equal(report.checks.length, 15);
       // Global and project order: global checks first, then each project's together.
       const firstProject = report.checks.findIndex((c) => c.project !== undefined);
       assert.ok(report.checks.slice(firstProject).every((c) => c.project !== undefined));
@@ -324,8 +330,34 @@ describe(`docwright doctor (${testDialect})`, () => {
       assert.match(result.stdout, /^✓ configuration +valid/m);
       assert.match(result.stdout, /^✓ host +the token can read and push/m);
       assert.match(result.stdout, new RegExp(`^project GitHub docs \\(${remoteId}\\)$`, 'm'));
-      assert.match(result.stdout, /^all 13 checks passed$/m);
+      assert.match(result.stdout, /^all 15 checks passed$/m);
       assert.doesNotMatch(result.stdout, /^[!✗]/m);
+    });
+
+    test('without bubblewrap, check commands are refused (a project with commands fails) unless DOCWRIGHT_CHECKS_UNSANDBOXED=1', async () => {
+      // A PATH with git but no bwrap.
+      const bin = mkdtempSync(path.join(tmpdir(), 'docwright-doctor-bin-'));
+      cleanup.push(bin);
+      symlinkSync(
+        execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim(),
+        path.join(bin, 'git'),
+      );
+      const refused = await doctor({ ...env, PATH: bin }, ['--project', localId, '--skip-model'], 1);
+      expectCheck(
+        refused,
+        'check commands',
+        undefined,
+        'warn',
+        /cannot run: bwrap \(bubblewrap\) is not installed.*DOCWRIGHT_CHECKS_UNSANDBOXED=1/,
+      );
+      expectCheck(refused, 'checks', localId, 'fail', /^1 check command will be skipped/);
+      const allowed = await doctor(
+        { ...env, PATH: bin, DOCWRIGHT_CHECKS_UNSANDBOXED: '1' },
+        ['--project', localId, '--skip-model'],
+        0,
+      );
+      expectCheck(allowed, 'check commands', undefined, 'warn', /WITHOUT isolation/);
+      expectCheck(allowed, 'checks', localId, 'ok', /run without isolation/);
     });
 
     test('--project checks one project; --skip-model sends no model request', async () => {
@@ -606,7 +638,7 @@ describe(`docwright doctor (${testDialect})`, () => {
       const report = await doctor({ ...database.env, DOCWRIGHT_RATE_LIMIT: '0' }, [], 1);
       expectCheck(report, 'configuration', undefined, 'fail', /invalid configuration: DOCWRIGHT_RATE_LIMIT/);
       expectCheck(report, 'git', undefined, 'ok');
-      assert.deepEqual(report.checks.map((c) => c.name).sort(), ['configuration', 'git']);
+      assert.deepEqual(report.checks.map((c) => c.name).sort(), ['check commands', 'configuration', 'git']);
     });
 
     test('an unreachable PostgreSQL fails the database check, without its password', async () => {

@@ -53,6 +53,27 @@ describe('the project form in a browser', () => {
     assert.deepEqual((await t.app.projects.get(project!.id)).settings, project!.settings);
   });
 
+  test('Check commands: one a line on the settings page, commas and all; emptied, none', async () => {
+    const [project] = await t.app.projects.list();
+    await page.goto(`/projects/${project!.id}/settings`);
+    await page
+      .getByLabel('Check commands')
+      .fill('vale docs\n\n  npx cspell "docs/**/*.md", --no-progress  \n');
+    await submit(page, 'Save settings');
+    assert.deepEqual((await t.app.projects.get(project!.id)).checks, [
+      'vale docs',
+      'npx cspell "docs/**/*.md", --no-progress',
+    ]);
+    await page.goto(`/projects/${project!.id}/settings`);
+    assert.equal(
+      await page.getByLabel('Check commands').inputValue(),
+      'vale docs\nnpx cspell "docs/**/*.md", --no-progress',
+    );
+    await page.getByLabel('Check commands').fill('');
+    await submit(page, 'Save settings');
+    assert.deepEqual((await t.app.projects.get(project!.id)).checks, []);
+  });
+
   test('a refused field is named by its label, and marked', async () => {
     await page.goto('/projects/new');
     await page.getByLabel('Name', { exact: true }).fill('Docs');

@@ -33,6 +33,8 @@ export const ALL_MIGRATIONS = [
   '0014_poll_notify',
   '0015_claim_run_function',
   '0016_claim_run_returns_job',
+  '0017_project_checks',
+  '0018_job_checks',
 ];
 
 /** A `projects` row written straight to the database (for tests below the services). */
