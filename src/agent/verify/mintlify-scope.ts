@@ -1,0 +1,47 @@
+/**
+ * Which pages of a Mintlify site a run answers for: the pages it changed, and the pages that
+ * link to a page it moved or deleted. The second set is found by a text search for the old
+ * page's name over the pages' text; only the pages that mention it are parsed.
+ */
+import path from 'node:path';
+import { normalizeRel } from '../site/repo-files.ts';
+import { isMintlifyPage, type MintlifySite, refOfPage } from './mintlify-site.ts';
+import type { RunChanges } from './types.ts';
+
+/** The changed pages that exist in this tree, sorted. */
+export function changedPages(site: MintlifySite, changes: RunChanges): string[] {
+  return [...new Set(changes.changed.map(normalizeRel))]
+    .filter((f) => site.files.has(f) && isMintlifyPage(site, f))
+    .sort();
+}
+
+/** Pages the run moved or deleted (repository-relative). */
+export function removedPages(site: MintlifySite, changes: RunChanges): string[] {
+  const removed = new Set([...changes.deleted, ...changes.moved.map((m) => m.from)].map(normalizeRel));
+  return [...removed].filter((f) => isMintlifyPage(site, f)).sort();
+}
+
+/** Changed pages, then the other pages whose text names a moved or deleted page. */
+export async function pagesInScope(
+  site: MintlifySite,
+  changes: RunChanges,
+  signal: AbortSignal,
+): Promise<string[]> {
+  const scope = changedPages(site, changes);
+  const needles = removedPages(site, changes).map((file) => {
+    const ref = refOfPage(site, file);
+    // A folder's index page is linked by the folder's name.
+    return path.posix.basename(ref) === 'index'
+      ? path.posix.basename(path.posix.dirname(ref))
+      : path.posix.basename(ref);
+  });
+  if (needles.length === 0) return scope;
+  const inScope = new Set(scope);
+  for (const file of site.files) {
+    if (signal.aborted) break;
+    if (inScope.has(file) || !isMintlifyPage(site, file)) continue;
+    const text = await site.text(file);
+    if (text !== null && needles.some((n) => n !== '' && n !== '.' && text.includes(n))) inScope.add(file);
+  }
+  return [...inScope].sort();
+}
