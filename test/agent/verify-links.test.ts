@@ -135,6 +135,23 @@ describe('links and anchors, as mint broken-links --check-anchors judges them', 
     assert.match(introduced[0]!.message, /this run moved that page; link to "\/guides\/install" instead/);
   });
 
+  test('a page whose links only resemble the moved page is not brought into scope', async () => {
+    const s = await scenario(
+      {
+        ...SITE,
+        'guides/other.mdx': page('Other', 'See [setup](/guides/setup).'),
+        'guides/setup-advanced.mdx': page('Advanced'),
+        'index.mdx': page('Home', '[adv](/guides/setup-advanced) and [broken](/nowhere)'),
+      },
+      { move: [['guides/setup.mdx', 'guides/install.mdx']] },
+    );
+    const { head } = await runBoth(mintlifyLinksCheck, s);
+    assert.deepEqual(
+      head.map((f) => f.path),
+      ['guides/other.mdx'],
+    );
+  });
+
   test('a broken link already in the base is found on both states (preexisting), a new one only on head', async () => {
     const s = await scenario(
       { ...SITE, 'guides/other.mdx': page('Other', '[old](/nowhere)') },

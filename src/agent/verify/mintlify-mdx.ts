@@ -31,6 +31,20 @@ export interface ParsedPage {
 const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
 const CUSTOM_ID = /^( {0,3}#{1,6}\s+.+?)\s*\{\s*#([^}]+?)\s*\}\s*$/;
 
+/** Parses kept for texts seen lately: the head and the base share every page the run did not touch. */
+const MAX_CACHED_PARSES = 4_000;
+const parses = new Map<string, ParsedPage>();
+
+/** Parses a page, or returns the parse of the same text made lately (never to be modified); never throws. */
+export function parsePageCached(text: string): ParsedPage {
+  const cached = parses.get(text);
+  if (cached) return cached;
+  const page = parsePage(text);
+  if (parses.size >= MAX_CACHED_PARSES) parses.delete(parses.keys().next().value!);
+  parses.set(text, page);
+  return page;
+}
+
 /** Parses a page; never throws. */
 export function parsePage(text: string): ParsedPage {
   const page: ParsedPage = { tree: null, frontmatter: {}, problems: [], customIds: new Map() };

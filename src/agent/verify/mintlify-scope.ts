@@ -28,20 +28,24 @@ export async function pagesInScope(
   signal: AbortSignal,
 ): Promise<string[]> {
   const scope = changedPages(site, changes);
-  const needles = removedPages(site, changes).map((file) => {
+  const names = removedPages(site, changes).map((file) => {
     const ref = refOfPage(site, file);
     // A folder's index page is linked by the folder's name.
     return path.posix.basename(ref) === 'index'
       ? path.posix.basename(path.posix.dirname(ref))
       : path.posix.basename(ref);
   });
-  if (needles.length === 0) return scope;
+  const usable = names.filter((n) => n !== '' && n !== '.');
+  if (usable.length === 0) return scope;
+  // The name as a whole path segment: "page-4" is not mentioned by "page-40".
+  const escaped = usable.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const mention = new RegExp(`(?<![\\w.-])(?:${escaped.join('|')})(?![\\w-]|\\.(?!mdx?\\b))`);
   const inScope = new Set(scope);
   for (const file of site.files) {
     if (signal.aborted) break;
     if (inScope.has(file) || !isMintlifyPage(site, file)) continue;
     const text = await site.text(file);
-    if (text !== null && needles.some((n) => n !== '' && n !== '.' && text.includes(n))) inScope.add(file);
+    if (text !== null && mention.test(text)) inScope.add(file);
   }
   return [...inScope].sort();
 }

@@ -10,7 +10,7 @@ import { type ResolvedConfig, resolveMintlifyConfig } from '../site/mintlify-ref
 import { joinRel, normalizeRel, relativeTo } from '../site/repo-files.ts';
 import { isObject } from '../site/types.ts';
 import { pageAnchors } from './mintlify-anchors.ts';
-import { type ParsedPage, parsePage } from './mintlify-mdx.ts';
+import { type ParsedPage, parsePageCached } from './mintlify-mdx.ts';
 import type { DocsTree } from './types.ts';
 
 /** One page entry of the navigation. */
@@ -45,6 +45,8 @@ export interface MintlifySite {
 }
 
 const sites = new WeakMap<DocsTree, Map<string, Promise<MintlifySite | null>>>();
+/** A page's anchors, kept with its parse (which the head and the base share). */
+const anchorsOfParse = new WeakMap<ParsedPage, Set<string>>();
 
 /** The Mintlify site of `docsDir` (or of its nearest ancestor with a docs.json/mint.json), or null. */
 export function mintlifySite(tree: DocsTree, docsDir: string): Promise<MintlifySite | null> {
@@ -132,17 +134,19 @@ async function loadSite(tree: DocsTree, docsDir: string): Promise<MintlifySite |
     const rel = normalizeRel(file);
     if (!pages.has(rel)) {
       const read = await text(rel);
-      if (!pages.has(rel)) pages.set(rel, read === null ? null : parsePage(read));
+      if (!pages.has(rel)) pages.set(rel, read === null ? null : parsePageCached(read));
     }
     return pages.get(rel)!;
   };
-  const anchorCache = new Map<string, Set<string> | null>();
   const anchors = async (file: string) => {
-    if (!anchorCache.has(file)) {
-      const parsed = await page(file);
-      anchorCache.set(file, parsed?.tree ? pageAnchors(parsed.tree, parsed.customIds) : null);
+    const parsed = await page(file);
+    if (!parsed?.tree) return null;
+    let found = anchorsOfParse.get(parsed);
+    if (!found) {
+      found = pageAnchors(parsed.tree, parsed.customIds);
+      anchorsOfParse.set(parsed, found);
     }
-    return anchorCache.get(file)!;
+    return found;
   };
   const nav = navigationEntries(config, configFile);
   return { tree, configFile, contentDir, config, nav, files, dirs, stems, text, page, anchors };
