@@ -127,3 +127,47 @@ export function pageAnchors(tree: Root, customIds: ReadonlyMap<number, string>):
 function paramSlug(text: string): string {
   return slugWords(text.replace(/([a-z\d])([A-Z])/g, '$1 $2').toLowerCase(), /[^a-z0-9]+/g);
 }
+
+/** An ATX heading of levels 1–4 whose text has no markup, entity or escape: its slug can be read off the line. */
+const PLAIN_HEADING = /^[ \t]*#{1,4}[ \t]+([A-Za-z0-9 ,.:?!'"()/-]+?)(?:[ \t]+#+)?[ \t]*$/;
+/** Where a line that looks like a heading may be none: inside an MDX comment (opened by `{/*`) or an `export` block. */
+const NOT_PLAIN = /\{\/\*|^export\s/m;
+
+/**
+ * Whether a page surely has `wanted` (cleaned), read off its plain headings without parsing it.
+ * A plain heading whose slug is `wanted` gives the page that anchor whatever else the page holds:
+ * other headings only add anchors, and when an earlier one took the slug, the page has it. So
+ * only lines that look like headings and are none (frontmatter, fences, comments) must be
+ * skipped. False means "parse the page to know", never "missing".
+ */
+export function plainHeadingsHave(text: string, wanted: string): boolean {
+  const lines = text.split('\n');
+  let start = 0;
+  if (/^---[ \t\r]*$/.test(lines[0] ?? '')) {
+    start = lines.findIndex((line, i) => i > 0 && /^---[ \t\r]*$/.test(line)) + 1;
+    if (start === 0) return false;
+  }
+  if (NOT_PLAIN.test(lines.slice(start).join('\n'))) return false;
+  let fence: string | null = null;
+  for (let i = start; i < lines.length; i++) {
+    const line = lines[i]!.replace(/\r$/, '');
+    const opening = /^\s*(`{3,}|~{3,})/.exec(line);
+    if (fence !== null) {
+      if (
+        opening &&
+        opening[1]![0] === fence[0] &&
+        opening[1]!.length >= fence.length &&
+        line.trim() === opening[1]
+      )
+        fence = null;
+      continue;
+    }
+    if (opening) {
+      fence = opening[1]!;
+      continue;
+    }
+    const plain = PLAIN_HEADING.exec(line);
+    if (plain && cleanAnchor(mintlifySlug(plain[1]!)) === wanted) return true;
+  }
+  return false;
+}

@@ -9,7 +9,7 @@ import type { MdxJsxAttribute } from 'mdast-util-mdx-jsx';
 import { visit } from 'unist-util-visit';
 import { normalizeRel } from '../site/repo-files.ts';
 import { similarFiles } from '../suggestions.ts';
-import { cleanAnchor } from './mintlify-anchors.ts';
+import { cleanAnchor, plainHeadingsHave } from './mintlify-anchors.ts';
 import { pagesInScope } from './mintlify-scope.ts';
 import { isMintlifyPage, type MintlifySite, mintlifySite, refOfPage } from './mintlify-site.ts';
 import { resolveLink } from './mintlify-targets.ts';
@@ -91,8 +91,11 @@ async function checkLink(
   }
   if (target.anchor === null || target.anchor === '' || target.page === null) return null;
   counts.anchors++;
-  const anchors = await site.anchors(target.page);
   const wanted = cleanAnchor(target.anchor);
+  // Most anchors name a plain heading: found on its line, the page need not be parsed.
+  const text = await site.text(target.page);
+  if (text !== null && plainHeadingsHave(text, wanted)) return null;
+  const anchors = await site.anchors(target.page);
   if (!anchors || anchors.has(wanted)) return null;
   const where = target.page === file ? 'this page' : `"/${refOfPage(site, target.page)}"`;
   const near = similarFiles(wanted, [...anchors], 1, Date.now() + SUGGEST_MS)[0];
