@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { mintlifyLinksCheck } from '../../src/agent/verify/mintlify-links.ts';
 import { mintlifyOpenapiCheck } from '../../src/agent/verify/mintlify-openapi.ts';
 import { mintlifyRedirectsCheck } from '../../src/agent/verify/mintlify-redirects.ts';
 import { mintlifySnippetsCheck } from '../../src/agent/verify/mintlify-snippets.ts';
@@ -82,6 +83,16 @@ describe('openapi', () => {
           'openapi: "GET /user/{id}" names no operation of api/openapi.json: did you mean "GET /users/{id}"?',
         ],
       ],
+    );
+  });
+
+  test('links to pages generated from the spec are not reported (Mintlify makes their slugs); others still are', async () => {
+    const body = '[a](/api-reference/users/list-users) [b](/api-reference) [c](/api-refrence/users)';
+    const s = await scenario(SITE, { write: { 'guides/setup.mdx': page('Setup', body) } });
+    const { introduced } = await runBoth(mintlifyLinksCheck, s);
+    assert.deepEqual(
+      introduced.map((f) => /^link to "([^"]+)"/.exec(f.message)![1]),
+      ['/api-refrence/users'],
     );
   });
 

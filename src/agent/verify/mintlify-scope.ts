@@ -8,6 +8,9 @@ import { normalizeRel } from '../site/repo-files.ts';
 import { isMintlifyPage, type MintlifySite, refOfPage } from './mintlify-site.ts';
 import type { RunChanges } from './types.ts';
 
+/** Pages read at once while looking for mentions of a moved or deleted page. */
+const READ_AT_ONCE = 32;
+
 /** The changed pages that exist in this tree, sorted. */
 export function changedPages(site: MintlifySite, changes: RunChanges): string[] {
   return [...new Set(changes.changed.map(normalizeRel))]
@@ -41,11 +44,12 @@ export async function pagesInScope(
   const escaped = usable.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   const mention = new RegExp(`(?<![\\w.-])(?:${escaped.join('|')})(?![\\w-]|\\.(?!mdx?\\b))`);
   const inScope = new Set(scope);
-  for (const file of site.files) {
-    if (signal.aborted) break;
-    if (inScope.has(file) || !isMintlifyPage(site, file)) continue;
-    const text = await site.text(file);
-    if (text !== null && mention.test(text)) inScope.add(file);
+  const others = [...site.files].filter((f) => !inScope.has(f) && isMintlifyPage(site, f));
+  // Read a few at a time: the reads wait on the disk, not on each other.
+  for (let i = 0; i < others.length && !signal.aborted; i += READ_AT_ONCE) {
+    const batch = others.slice(i, i + READ_AT_ONCE);
+    const texts = await Promise.all(batch.map((f) => site.text(f)));
+    for (const [j, text] of texts.entries()) if (text !== null && mention.test(text)) inScope.add(batch[j]!);
   }
   return [...inScope].sort();
 }

@@ -6,6 +6,7 @@
  * `redirects` source whose destination exists.
  */
 import path from 'node:path';
+import { HTTP_METHOD } from '../site/mintlify.ts';
 import { joinRel, relativeTo } from '../site/repo-files.ts';
 import { isObject } from '../site/types.ts';
 import { isMintlifyPage, type MintlifySite, pageFileOf } from './mintlify-site.ts';
@@ -45,6 +46,10 @@ export function resolveLink(site: MintlifySite, fromFile: string, url: string): 
   }
   if (site.dirs.has(file)) return { kind: 'found', page: pageFileOf(site, `${target}/index`), anchor };
   if (redirectReaches(site, target)) return { kind: 'found', page: null, anchor: null };
+  // Pages generated from OpenAPI specs are no files; their slugs are Mintlify's to make.
+  if (generatedApiDirs(site).some((d) => target === d || target.startsWith(`${d}/`))) {
+    return { kind: 'found', page: null, anchor: null };
+  }
   return { kind: 'missing', path: target };
 }
 
@@ -85,4 +90,36 @@ function redirectReaches(site: MintlifySite, target: string): boolean {
     if (site.files.has(joinRel(site.contentDir, dest))) return true;
   }
   return false;
+}
+
+const apiDirs = new WeakMap<MintlifySite, string[]>();
+
+/**
+ * Folders (relative to the site folder) that hold pages generated from OpenAPI specs: each
+ * `directory` of an `openapi` setting, and `api-reference` (Mintlify's default) when the
+ * configuration names a spec or the navigation names an operation.
+ */
+export function generatedApiDirs(site: MintlifySite): string[] {
+  let dirs = apiDirs.get(site);
+  if (dirs) return dirs;
+  const found = new Set<string>();
+  let usesApi = false;
+  const walk = (value: unknown): void => {
+    if (typeof value === 'string') usesApi ||= HTTP_METHOD.test(value.trim());
+    else if (Array.isArray(value)) value.forEach(walk);
+    else if (isObject(value)) {
+      for (const [key, child] of Object.entries(value)) {
+        if (key === 'openapi' || key === 'asyncapi') {
+          usesApi = true;
+          if (isObject(child) && typeof child.directory === 'string')
+            found.add(child.directory.replace(/^\/+|\/+$/g, ''));
+        } else walk(child);
+      }
+    }
+  };
+  walk(site.config.value);
+  if (usesApi) found.add('api-reference');
+  dirs = [...found].filter((d) => d !== '');
+  apiDirs.set(site, dirs);
+  return dirs;
 }
