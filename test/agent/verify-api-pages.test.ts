@@ -72,6 +72,11 @@ describe('openapi', () => {
     });
     const { introduced } = await runBoth(mintlifyOpenapiCheck, s);
     assert.deepEqual(
+      introduced.map((f) => f.line),
+      [3, 3],
+      'the line of the openapi field',
+    );
+    assert.deepEqual(
       introduced.map((f) => [f.path, f.message]),
       [
         [

@@ -124,6 +124,18 @@ describe('links and anchors, as mint broken-links --check-anchors judges them', 
     assert.equal(introduced[1]!.line, 7);
   });
 
+  test('a broken image path is mended with a file of its kind, not a page', async () => {
+    const s = await scenario(
+      { ...SITE, 'images/logo-dark.png': 'png', 'guides/logo.mdx': page('Logo') },
+      { write: { 'guides/other.mdx': page('Other', '![x](/images/logo-drak.png)') } },
+    );
+    const { introduced } = await runBoth(mintlifyLinksCheck, s);
+    assert.equal(
+      introduced[0]!.message,
+      'link to "/images/logo-drak.png" reaches no page or file: did you mean "/images/logo-dark.png"?',
+    );
+  });
+
   test('a page that links to a page the run moved is checked though the run did not touch it', async () => {
     const s = await scenario(
       { ...SITE, 'guides/other.mdx': page('Other', 'See [setup](/guides/setup).') },

@@ -68,6 +68,13 @@ describe('navigation through $ref files', () => {
     );
   });
 
+  test('repository files and snippets the run changes are not asked to be in the navigation', async () => {
+    const s = await scenario(REF_SITE, {
+      write: { 'README.md': '# Acme docs\n', 'snippets/note.mdx': 'A note.\n', 'CONTRIBUTING.md': '# How\n' },
+    });
+    assert.deepEqual((await runBoth(mintlifyNavigationCheck, s)).head, []);
+  });
+
   test('a missing page named in a $ref file is reported in that file, at its line', async () => {
     const s = await scenario(REF_SITE, { write: withGuides(['guides/setup', 'guides/missing']) });
     const { introduced } = await runBoth(mintlifyNavigationCheck, s);

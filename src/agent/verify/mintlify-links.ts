@@ -7,7 +7,7 @@
 import type { Root } from 'mdast';
 import type { MdxJsxAttribute } from 'mdast-util-mdx-jsx';
 import { visit } from 'unist-util-visit';
-import { normalizeRel } from '../site/repo-files.ts';
+import { normalizeRel, relativeTo } from '../site/repo-files.ts';
 import { similarFiles } from '../suggestions.ts';
 import { cleanAnchor, plainHeadingsHave } from './mintlify-anchors.ts';
 import { pagesInScope } from './mintlify-scope.ts';
@@ -115,7 +115,14 @@ function missingHint(site: MintlifySite, target: string, changes: RunChanges): s
   if (moved) return `this run moved that page; link to "/${refOfPage(site, normalizeRel(moved.to))}" instead`;
   if (changes.deleted.some(named))
     return 'this run deleted that page; link to another page or remove the link';
-  const pages = [...site.files].filter((f) => isMintlifyPage(site, f)).map((f) => refOfPage(site, f));
-  const near = similarFiles(target, pages, 1, Date.now() + SUGGEST_MS)[0];
+  // A file (an image, a download) is mended with a file of its kind, a page with a page.
+  const extension = /\.[A-Za-z0-9]+$/.exec(target)?.[0].toLowerCase();
+  const candidates =
+    extension && !/^\.mdx?$/.test(extension)
+      ? [...site.files]
+          .filter((f) => f.toLowerCase().endsWith(extension))
+          .map((f) => relativeTo(site.contentDir, f) ?? f)
+      : [...site.files].filter((f) => isMintlifyPage(site, f)).map((f) => refOfPage(site, f));
+  const near = similarFiles(target, candidates, 1, Date.now() + SUGGEST_MS)[0];
   return near ? `did you mean "/${near}"?` : 'fix the path or remove the link';
 }

@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { locateLine } from '../site/mintlify-refs.ts';
+import { isPage } from '../site/pages.ts';
 import { normalizeRel } from '../site/repo-files.ts';
 import { changedPages } from './mintlify-scope.ts';
 import { type MintlifySite, mintlifySite, type NavEntry, pageFileOf, refOfPage } from './mintlify-site.ts';
@@ -24,7 +25,8 @@ export const mintlifyNavigationCheck: Check = {
     }
     for (const file of changedPages(site, input.changes)) {
       const ref = refOfPage(site, file);
-      if (named.has(file) || ref.startsWith('snippets/')) continue;
+      // Snippets and repository files (README.md, CONTRIBUTING.md…) are no pages of the navigation.
+      if (named.has(file) || !isPage({ kind: 'mintlify', contentDir: site.contentDir }, file)) continue;
       findings.push({
         path: file,
         line: null,

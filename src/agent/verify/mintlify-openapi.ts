@@ -30,7 +30,16 @@ export const mintlifyOpenapiCheck: Check = {
       if (typeof value !== 'string' || value.trim() === '') continue;
       operations++;
       const problem = await checkOperation(site, value.trim());
-      if (problem) findings.push({ path: file, line: 2, message: problem, level: 'error', rule: 'openapi' });
+      if (!problem) continue;
+      const lines = ((await site.text(file)) ?? '').split('\n');
+      const at = lines.findIndex((line) => /^openapi\s*:/.test(line));
+      findings.push({
+        path: file,
+        line: at < 0 ? null : at + 1,
+        message: problem,
+        level: 'error',
+        rule: 'openapi',
+      });
     }
     return { findings, counts: { operations } };
   },
