@@ -86,7 +86,7 @@ describe('links and anchors, as mint broken-links --check-anchors judges them', 
     assert.deepEqual(wrong, [], 'links judged otherwise than mint judges them');
   });
 
-  test('components and HTML elements: <Card href>, <a href>, <img src>; code and external URLs are not links', async () => {
+  test('components and HTML elements: <Card href>, <a href>, <img src> block, other components warn; code and external URLs are not links', async () => {
     const body = [
       '<Card title="c" href="/guides/missing-card">x</Card>',
       '<a href="/guides/missing-a">x</a>',
@@ -95,15 +95,20 @@ describe('links and anchors, as mint broken-links --check-anchors judges them', 
       '`[code](/not-checked)`',
       '```md\n[block](/not-checked-either)\n```',
       '[ext](https://example.com/x) [mail](mailto:a@b.c) [tel](tel:123)',
+      '<Tooltip tip="t" href="/guides/missing-tooltip">x</Tooltip>',
+      '[def]: /guides/missing-definition',
     ].join('\n\n');
     const s = await scenario(SITE, { write: { 'guides/other.mdx': page('Other', body) } });
     const { introduced } = await runBoth(mintlifyLinksCheck, s);
     assert.deepEqual(
-      introduced.map((f) => [f.line, /^link to "([^"]+)"/.exec(f.message)![1]]),
+      introduced.map((f) => [f.line, /^link to "([^"]+)"/.exec(f.message)![1], f.level]),
       [
-        [5, '/guides/missing-card'],
-        [7, '/guides/missing-a'],
-        [9, '/images/missing.png'],
+        [5, '/guides/missing-card', 'error'],
+        [7, '/guides/missing-a', 'error'],
+        [9, '/images/missing.png', 'error'],
+        // mint broken-links does not look at these: shown, never blocking.
+        [21, '/guides/missing-tooltip', 'warning'],
+        [23, '/guides/missing-definition', 'warning'],
       ],
     );
   });

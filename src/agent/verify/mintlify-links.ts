@@ -21,7 +21,17 @@ const SUGGEST_MS = 50;
 interface Link {
   url: string;
   line: number | null;
+  /**
+   * Whether `mint broken-links` checks it too (Markdown links and images, `<a>`/`<Card>` href,
+   * `<img>`/`<source>` src): a broken one is an error. Other components' href/src and link
+   * definitions are broken links all the same, but Mintlify's own check lets them pass, so they
+   * are warnings: shown and listed, never blocking.
+   */
+  strict: boolean;
 }
+
+/** Elements whose href or src `mint broken-links` checks. */
+const MINT_CHECKED: Record<string, string> = { a: 'href', Card: 'href', img: 'src', source: 'src' };
 
 /** The links of a parsed page, in document order. */
 export function linksOf(tree: Root): Link[] {
@@ -29,17 +39,14 @@ export function linksOf(tree: Root): Link[] {
   visit(tree, (node) => {
     const line = node.position?.start.line ?? null;
     if (node.type === 'link' || node.type === 'image' || node.type === 'definition') {
-      links.push({ url: node.url, line });
+      links.push({ url: node.url, line, strict: node.type !== 'definition' });
     } else if (node.type === 'mdxJsxFlowElement' || node.type === 'mdxJsxTextElement') {
       for (const a of node.attributes) {
         const attr = a as MdxJsxAttribute;
-        if (
-          attr.type === 'mdxJsxAttribute' &&
-          (attr.name === 'href' || attr.name === 'src') &&
-          typeof attr.value === 'string'
-        ) {
-          links.push({ url: attr.value, line: attr.position?.start.line ?? line });
-        }
+        if (attr.type !== 'mdxJsxAttribute' || typeof attr.value !== 'string') continue;
+        if (attr.name !== 'href' && attr.name !== 'src') continue;
+        const strict = MINT_CHECKED[node.name ?? ''] === attr.name;
+        links.push({ url: attr.value, line: attr.position?.start.line ?? line, strict });
       }
     }
   });
@@ -81,7 +88,7 @@ async function checkLink(
     path: file,
     line: link.line,
     message,
-    level: 'error',
+    level: link.strict ? 'error' : 'warning',
     rule: 'links',
   });
   if (target.kind === 'missing') {
