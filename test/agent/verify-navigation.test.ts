@@ -62,10 +62,23 @@ describe('navigation through $ref files', () => {
     const { introduced } = await runBoth(mintlifyNavigationCheck, s);
     assert.equal(introduced.length, 1);
     assert.equal(introduced[0]!.path, 'guides/new.mdx');
-    assert.match(
-      introduced[0]!.message,
-      /add "guides\/new" .* in config\/guides\.json \(next to "guides\/setup"\)/,
+    assert.match(introduced[0]!.message, /add "guides\/new" .* in config\/guides\.json$/);
+  });
+
+  test('a page already outside the navigation is found alike on both states when the run edits the navigation', async () => {
+    const s = await scenario(
+      { ...REF_SITE, 'guides/hidden.mdx': page('Hidden') },
+      {
+        write: {
+          'guides/hidden.mdx': page('Hidden', 'Edited.'),
+          'guides/new.mdx': page('New'),
+          ...withGuides(['guides/new', 'guides/setup']),
+        },
+      },
     );
+    const { head, introduced } = await runBoth(mintlifyNavigationCheck, s);
+    assert.equal(head.length, 1);
+    assert.deepEqual(introduced, []);
   });
 
   test('repository files and snippets the run changes are not asked to be in the navigation', async () => {

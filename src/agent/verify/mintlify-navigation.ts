@@ -56,7 +56,11 @@ function missingEntry(site: MintlifySite, entry: NavEntry, changes: RunChanges):
   };
 }
 
-/** The navigation file whose entries share the longest folder with `ref`: where its section most likely is. */
+/**
+ * The navigation file whose entries share the longest folder with `ref`: where its section most
+ * likely is. Only the file is named, not a neighbouring entry, so that the message of a page that
+ * was already outside the navigation stays the same when the run edits the navigation elsewhere.
+ */
 function whereToAdd(site: MintlifySite, ref: string): string {
   let best: NavEntry | null = null;
   let bestShared = -1;
@@ -71,5 +75,5 @@ function whereToAdd(site: MintlifySite, ref: string): string {
     }
   }
   if (!best || bestShared === 0) return site.configFile;
-  return `${best.holder} (next to "${best.ref}")`;
+  return best.holder;
 }
