@@ -217,9 +217,16 @@ describe('pages parse as Mintlify parses them', () => {
   });
 
   test('a docs.json that is not JSON is reported', async () => {
-    const s = await scenario(REF_SITE, { write: { 'docs.json': '{"name": "Acme",,}' } });
+    const s = await scenario(REF_SITE, {
+      write: { 'docs.json': '{"name": "Acme",,}', 'guides/new.mdx': page('New') },
+    });
     const { introduced } = await runBoth(mintlifyPagesCheck, s);
     assert.equal(introduced[0]?.path, 'docs.json');
     assert.match(introduced[0]!.message, /invalid JSON/);
+    assert.deepEqual(
+      (await runBoth(mintlifyNavigationCheck, s)).head,
+      [],
+      'its navigation is unknown, not empty',
+    );
   });
 });

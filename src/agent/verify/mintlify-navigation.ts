@@ -16,6 +16,8 @@ export const mintlifyNavigationCheck: Check = {
   async run(input: CheckInput): Promise<CheckOutcome> {
     const site = await mintlifySite(input.tree, input.docsDir);
     if (!site) return { findings: [], skipped: 'not a Mintlify site (no docs.json or mint.json)' };
+    // A configuration that does not parse is the pages check's finding; its navigation is unknown.
+    if (site.config.value === null) return { findings: [], notes: [`${site.configFile} does not parse`] };
     const findings: Finding[] = [];
     const named = new Set<string>();
     for (const entry of site.nav) {
