@@ -143,13 +143,17 @@ describe('links and anchors, as mint broken-links --check-anchors judges them', 
 
   test('a page that links to a page the run moved is checked though the run did not touch it', async () => {
     const s = await scenario(
-      { ...SITE, 'guides/other.mdx': page('Other', 'See [setup](/guides/setup).') },
+      {
+        ...SITE,
+        'guides/other.mdx': page('Other', 'See [setup](/guides/setup) and [start](./setup#getting-started).'),
+      },
       { move: [['guides/setup.mdx', 'guides/install.mdx']] },
     );
     const { introduced } = await runBoth(mintlifyLinksCheck, s);
-    assert.equal(introduced.length, 1);
+    assert.equal(introduced.length, 2);
     assert.equal(introduced[0]!.path, 'guides/other.mdx');
     assert.match(introduced[0]!.message, /this run moved that page; link to "\/guides\/install" instead/);
+    assert.match(introduced[1]!.message, /link to "\/guides\/install#getting-started" instead/);
   });
 
   test('a page whose links only resemble the moved page is not brought into scope', async () => {

@@ -93,7 +93,7 @@ async function checkLink(
   });
   if (target.kind === 'missing') {
     return finding(
-      `link to "${link.url}" reaches no page or file: ${missingHint(site, target.path, changes)}`,
+      `link to "${link.url}" reaches no page or file: ${missingHint(site, target.path, link.url, changes)}`,
     );
   }
   if (target.anchor === null || target.anchor === '' || target.page === null) return null;
@@ -113,13 +113,15 @@ async function checkLink(
 }
 
 /** How to mend a link to a path that names nothing: the page's new place, or a page of a similar name. */
-function missingHint(site: MintlifySite, target: string, changes: RunChanges): string {
+function missingHint(site: MintlifySite, target: string, url: string, changes: RunChanges): string {
   const named = (file: string) => {
     const ref = refOfPage(site, normalizeRel(file));
     return ref === target || ref === `${target}/index`;
   };
   const moved = changes.moved.find((m) => named(m.from));
-  if (moved) return `this run moved that page; link to "/${refOfPage(site, normalizeRel(moved.to))}" instead`;
+  const anchor = url.includes('#') ? url.slice(url.indexOf('#')) : '';
+  if (moved)
+    return `this run moved that page; link to "/${refOfPage(site, normalizeRel(moved.to))}${anchor}" instead`;
   if (changes.deleted.some(named))
     return 'this run deleted that page; link to another page or remove the link';
   // A file (an image, a download) is mended with a file of its kind, a page with a page.
