@@ -15,6 +15,11 @@ const SITE = {
   'images/logo.png': 'png',
   'index.mdx': page('Home'),
   'guides/other.mdx': page('Other', '# Links\n\nNothing yet.'),
+  'guides/notes.md': page(
+    'Notes',
+    '## Notes Heading\n\n<Steps titleSize="h2">\n<Step title="First step">\nDo it.\n</Step>\n</Steps>\n\n<Steps>\n<Step title="Small step">\nDo it.\n</Step>\n</Steps>',
+  ),
+  'snippets/a.mdx': 'x\n',
   'guides/setup.mdx': page(
     'Setup',
     [
@@ -37,8 +42,9 @@ const SITE = {
 };
 
 /**
- * Links and whether `mint broken-links --check-anchors` (mint 4.x, November 2026) reports them on
- * SITE: each was run through the real tool on this tree. `true` = reported broken.
+ * Links and whether `mint broken-links --check-anchors` (the `mint` package from npm, November
+ * 2026) reports them on SITE: each was run through the real tool on this tree (docs.json must be
+ * valid for mint to read its redirects). `true` = reported broken.
  */
 const MINT_VERDICTS: [link: string, broken: boolean][] = [
   ['/guides/setup#getting-started', false],
@@ -74,6 +80,23 @@ const MINT_VERDICTS: [link: string, broken: boolean][] = [
   ['#nolink', true],
   ['guides/setup', false],
   ['/guides', false],
+  ['/guides/setup.mdx', false],
+  ['/guides/setup/', false],
+  ['/guides/setup?x=1', false],
+  ['/guides/setup?x=1#getting-started', false],
+  ['/Guides/Setup', true],
+  ['/guides/setup#Getting-Started', true],
+  ['../index', false],
+  ['/', false],
+  ['/guides/notes', false],
+  ['/guides/notes.md#notes-heading', false],
+  ['/guides/notes#first-step', false],
+  ['/guides/notes#small-step', true],
+  ['/guides/setup#getting%20started', true],
+  ['/images/logo.PNG', false],
+  ['/guides/setup#', false],
+  ['/snippets', false],
+  ['/docs.json', false],
 ];
 
 describe('links and anchors, as mint broken-links --check-anchors judges them', () => {

@@ -72,6 +72,7 @@ export function pageAnchors(tree: Root, customIds: ReadonlyMap<number, string>):
     return `${slug}-${suffix}`;
   };
   const paramCounts = new Map<string, number>();
+  const inheritedSize = new Map<unknown, string>();
   visit(tree, (node) => {
     if (node.type === 'heading') {
       if (node.depth > 4) return;
@@ -88,6 +89,7 @@ export function pageAnchors(tree: Root, customIds: ReadonlyMap<number, string>):
     if (node.type !== 'mdxJsxFlowElement') return;
     const name = node.name ?? '';
     const explicit = attribute(node, 'id');
+    if (name === 'Steps') inheritTitleSize(node.children, attribute(node, 'titleSize'), inheritedSize);
     if (JSX_HEADINGS.has(name) || name === 'Heading') {
       anchors.add(cleanAnchor(unique(explicit ? cleanAnchor(explicit) : mintlifySlug(textOf(node)))));
     } else if (name === 'Update' && attribute(node, 'label') !== undefined) {
@@ -96,7 +98,7 @@ export function pageAnchors(tree: Root, customIds: ReadonlyMap<number, string>):
       );
     } else if (
       name === 'Step' &&
-      ['h2', 'h3'].includes(attribute(node, 'titleSize') ?? '') &&
+      ['h2', 'h3'].includes(attribute(node, 'titleSize') ?? inheritedSize.get(node) ?? '') &&
       attribute(node, 'title')
     ) {
       anchors.add(
@@ -121,6 +123,20 @@ export function pageAnchors(tree: Root, customIds: ReadonlyMap<number, string>):
     }
   });
   return anchors;
+}
+
+/** `<Steps titleSize>` passes its size to its own steps (through fragments), not to nested ones. */
+function inheritTitleSize(
+  children: readonly unknown[],
+  size: string | undefined,
+  into: Map<unknown, string>,
+): void {
+  if (!size) return;
+  for (const child of children as MdxJsxFlowElement[]) {
+    if (child.type !== 'mdxJsxFlowElement') continue;
+    if (child.name === 'Step') into.set(child, size);
+    else if (!child.name) inheritTitleSize(child.children, size, into);
+  }
 }
 
 /** The id of a parameter field: its name decamelized into a slug (`userId` → `param-user-id`). */

@@ -39,7 +39,8 @@ export function resolveLink(site: MintlifySite, fromFile: string, url: string): 
   if (target.startsWith('../') || target === '..') return { kind: 'missing', path: target };
   const file = joinRel(site.contentDir, target);
   if (site.files.has(file)) return { kind: 'found', page: isMintlifyPage(site, file) ? file : null, anchor };
-  const sameName = site.stems.get(file);
+  // Any file of the same name, whatever its extension ("/images/logo.PNG" reaches logo.png), as mint matches.
+  const sameName = site.stems.get(file) ?? site.stems.get(file.replace(/\.[^./]*$/, ''));
   if (sameName) {
     const page = sameName.find((f) => f.endsWith('.mdx')) ?? sameName.find((f) => isMintlifyPage(site, f));
     return { kind: 'found', page: page ?? null, anchor };
