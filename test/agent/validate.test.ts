@@ -212,6 +212,34 @@ describe('validateChanges on a Mintlify site', () => {
     );
   });
 
+  test('navigation in a $ref file: a new page named there passes, a missing page named there is reported', async () => {
+    const root = await site({
+      'docs.json': JSON.stringify({ name: 'Ref', navigation: { $ref: './nav/navigation.json' } }),
+      'nav/navigation.json': JSON.stringify({
+        groups: [{ group: 'Start', pages: ['index'] }, { $ref: './guides.json' }],
+      }),
+      'nav/guides.json': JSON.stringify({ group: 'Guides', pages: ['guides/setup'] }),
+      'index.mdx': page('Home'),
+      'guides/setup.mdx': page('Setup'),
+    });
+    const before = await detectSite(root, '.');
+    await put(root, 'guides/new.mdx', page('New'));
+    await put(
+      root,
+      'nav/guides.json',
+      JSON.stringify({ group: 'Guides', pages: ['guides/setup', 'guides/new'] }),
+    );
+    assert.deepEqual(await validateChanges(root, ['guides/new.mdx', 'nav/guides.json'], before), []);
+    await put(
+      root,
+      'nav/guides.json',
+      JSON.stringify({ group: 'Guides', pages: ['guides/setup', 'guides/new', 'guides/ghost'] }),
+    );
+    const problems = await validateChanges(root, ['guides/new.mdx', 'nav/guides.json'], before);
+    assert.equal(problems.length, 1, problems.join('\n'));
+    assert.match(problems[0]!, /the navigation names "guides\/ghost" but no page/);
+  });
+
   test('`created` overrides which pages count as new', async () => {
     const root = await mintlifySite();
     await put(root, 'guides/hidden.mdx', page('Hidden'));

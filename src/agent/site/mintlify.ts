@@ -1,15 +1,17 @@
 /** Mintlify sites: the navigation of docs.json (or mint.json), resolved to page files. */
 import path from 'node:path';
+import { resolveMintlifyConfig } from './mintlify-refs.ts';
 import { collectPages, listFiles, PAGE_EXTENSION, withPages } from './pages.ts';
 import { joinRel, normalizeRel, readRepoFile, relativeTo } from './repo-files.ts';
 import { isObject, type NavNode, type SiteInfo } from './types.ts';
 
 const MAX_CONFIG_BYTES = 5 * 1024 * 1024;
 /** An OpenAPI/AsyncAPI operation in the navigation ("GET /users"): generated, not a file. */
-const HTTP_METHOD =
+export const HTTP_METHOD =
   /^(?:\S+\s+)?(?:get|post|put|patch|delete|head|options|trace|webhook|publish|subscribe|send|receive)\s+\S/i;
 
-const MINTLIFY_CONTAINERS = [
+/** Keys of a Mintlify navigation object that hold more navigation. */
+export const MINTLIFY_CONTAINERS = [
   'languages',
   'versions',
   'tabs',
@@ -40,13 +42,20 @@ export async function mintlify(site: SiteInfo): Promise<SiteInfo> {
     site.configError = `${configName} is larger than ${MAX_CONFIG_BYTES} bytes`;
     return site;
   }
-  let config: unknown;
   try {
-    config = JSON.parse(read.text);
+    JSON.parse(read.text);
   } catch (error) {
     site.configError = `${configName} is not valid JSON: ${firstLine(error)}`;
     return site;
   }
+  // Navigation files included with "$ref" are part of the navigation: follow them.
+  const readText = async (file: string) => {
+    const text = await readRepoFile(site.root, file, MAX_CONFIG_BYTES);
+    return text && !text.truncated ? text.text : null;
+  };
+  const resolved = await resolveMintlifyConfig(readText, site.configFile!);
+  for (const problem of resolved.problems) site.notes.push(`${problem.file}: ${problem.message}`);
+  const config = resolved.value;
   if (!isObject(config) || !(isObject(config.navigation) || Array.isArray(config.navigation))) {
     site.configError = `${configName} has no "navigation"`;
     return site;
