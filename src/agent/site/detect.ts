@@ -48,7 +48,7 @@ async function findConfigIn(root: string, dir: string): Promise<Found | null> {
 }
 
 /** The docs directory, its ancestors up to the root, then a few usual subdirectories. */
-function candidateDirs(docsDir: string): string[] {
+export function candidateDirs(docsDir: string): string[] {
   const dirs: string[] = [];
   for (let d = docsDir; ; d = path.posix.dirname(d)) {
     dirs.push(d);
@@ -100,7 +100,10 @@ export async function detectSite(root: string, docsDir: string): Promise<SiteInf
   };
   if (!found) {
     // Sphinx's conf.py is looked for last: a Python file named conf.py is a weaker sign than the others' configs.
-    const conf = await findSphinxConf(root, docs);
+    const conf = await findSphinxConf(
+      async (file) => (await readRepoFile(root, file, 256 * 1024))?.text ?? null,
+      docs,
+    );
     if (conf) return sphinx({ ...base, kind: 'sphinx', configFile: conf });
     base.notes.push('No docs-site generator detected: plain Markdown.');
     return withPages(base);

@@ -66,7 +66,7 @@ export function readDocument(file: string, text: string): SphinxDocument {
 
 /** Sphinx's docname_join: `name` relative to the document `base` (`/name` from the source folder). */
 export function docnameJoin(base: string, name: string): string {
-  const joined = path.posix.normalize(path.posix.join(`/${base}`, '..', name));
+  const joined = path.posix.resolve(`/${base}`, '..', name);
   return joined.replace(/^\/+/, '');
 }
 

@@ -1,7 +1,7 @@
 /** Sphinx sites: conf.py found in the usual places, documents, and the toctree navigation. */
 import path from 'node:path';
 import { collectPages, listFiles } from './pages.ts';
-import { joinRel, readRepoFile, safeStat } from './repo-files.ts';
+import { joinRel, readRepoFile } from './repo-files.ts';
 import type { SphinxDocument } from './sphinx-markup.ts';
 import { loadSphinxProject, readDocument, type SphinxFiles, sphinxNavigation } from './sphinx-project.ts';
 import type { SiteInfo } from './types.ts';
@@ -24,9 +24,13 @@ const SPHINX_SETTING =
 
 /**
  * The conf.py of the Sphinx site for `docsDir`: in it or its usual subfolders, then in its
- * ancestors (repository-relative), or null.
+ * ancestors (repository-relative), or null. `readText` reads a file of the repository (null when
+ * there is none), from a checkout or from one state of a run.
  */
-export async function findSphinxConf(root: string, docsDir: string): Promise<string | null> {
+export async function findSphinxConf(
+  readText: (file: string) => Promise<string | null>,
+  docsDir: string,
+): Promise<string | null> {
   const dirs: string[] = [];
   for (let d = docsDir; ; d = path.posix.dirname(d)) {
     dirs.push(d);
@@ -35,9 +39,8 @@ export async function findSphinxConf(root: string, docsDir: string): Promise<str
   for (const [i, dir] of dirs.entries()) {
     for (const place of i === 0 ? CONF_PLACES : ['conf.py']) {
       const file = joinRel(dir, place);
-      if ((await safeStat(root, file)) !== 'file') continue;
-      const text = (await readRepoFile(root, file, 256 * 1024))?.text ?? '';
-      if (SPHINX_SETTING.test(text) || /\bsphinx\b/.test(text)) return file;
+      const text = await readText(file);
+      if (text !== null && (SPHINX_SETTING.test(text) || /\bsphinx\b/.test(text))) return file;
     }
   }
   return null;
