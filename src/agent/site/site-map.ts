@@ -183,7 +183,11 @@ export function siteMap(info: SiteInfo, options: { maxChars?: number } = {}): st
       `Navigation entries are Sphinx document names relative to ${where} without extension ("guides/intro" is guides/intro.rst; ".md" is shown where the file is MyST Markdown); a section named after a page holds that page and its toctree's entries.`,
     );
   }
-  head.push(SYNC_HINTS[info.kind]);
+  head.push(
+    info.kind === 'mkdocs' && !info.navigation && !info.configError
+      ? 'When you move or remove pages, fix the links to them.'
+      : SYNC_HINTS[info.kind],
+  );
   if (info.missing.length > 0) {
     const shown = info.missing.slice(0, 20).map((p) => p.ref);
     const more = info.missing.length - shown.length;

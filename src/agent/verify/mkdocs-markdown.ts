@@ -1,0 +1,96 @@
+/**
+ * What verification needs of an MkDocs page: its links (Markdown links, images, reference
+ * definitions) and its anchors as Python-Markdown makes them — heading ids by the toc
+ * extension's default slugify (made unique with `_1`, `_2`…), `{#id}` with attr_list, and the
+ * `id`/`name` of HTML elements.
+ */
+import type { Heading, Nodes } from 'mdast';
+import { fromMarkdown } from 'mdast-util-from-markdown';
+import { gfmFromMarkdown } from 'mdast-util-gfm';
+import { toString as textOf } from 'mdast-util-to-string';
+import { gfm } from 'micromark-extension-gfm';
+import { visit } from 'unist-util-visit';
+
+export interface PageLink {
+  url: string;
+  line: number;
+}
+
+export interface MkdocsPage {
+  links: PageLink[];
+  anchors: Set<string>;
+}
+
+/** An attr_list block at the end of a heading: `{#id}`, `{: #id .class }`. */
+const ATTR_LIST = /\s*\{:?\s*([^}]*)\}\s*$/;
+const HTML_ID = /\b(?:id|name)\s*=\s*["']([^"']+)["']/g;
+
+/** Python-Markdown's toc.slugify (the default, ASCII): what MkDocs gives a heading as its id. */
+export function pythonMarkdownSlug(text: string): string {
+  // encode('ascii', 'ignore'): what is left after NFKD that is not ASCII goes.
+  const ascii = text.normalize('NFKD').replace(/[^ -~\t\n\r\f\v]/g, '');
+  const kept = ascii
+    .replace(/[^\w\s-]/g, '')
+    .trim()
+    .toLowerCase();
+  return kept.replace(/[-\s]+/g, '-');
+}
+
+/** toc's unique(): a taken or empty id gets `_1`, `_2`… */
+function unique(id: string, taken: Set<string>): string {
+  let result = id;
+  while (taken.has(result) || result === '') {
+    const m = /^(.*)_([0-9]+)$/.exec(result);
+    result = m ? `${m[1]}_${Number(m[2]) + 1}` : `${result}_1`;
+  }
+  taken.add(result);
+  return result;
+}
+
+/** Blanks a leading YAML front matter (MkDocs' meta), keeping the lines. */
+function withoutFrontMatter(text: string): string {
+  const lines = text.split('\n');
+  if (lines[0]?.trim() !== '---') return text;
+  const close = lines.findIndex((l, i) => i > 0 && /^(---|\.\.\.)\s*$/.test(l));
+  if (close < 0) return text;
+  return lines.map((l, i) => (i <= close ? '' : l)).join('\n');
+}
+
+function headingId(node: Heading, attrList: boolean, taken: Set<string>): string {
+  let text = textOf(node).replace(/<[^>]+>/g, '');
+  if (attrList) {
+    const attrs = ATTR_LIST.exec(text);
+    if (attrs) {
+      const id = /(?:^|\s)#([^\s#.}]+)/.exec(attrs[1]!)?.[1];
+      text = text.slice(0, attrs.index);
+      if (id) {
+        taken.add(id);
+        return id;
+      }
+    }
+  }
+  return unique(pythonMarkdownSlug(text), taken);
+}
+
+/** Reads a page's links and anchors. */
+export function readMkdocsPage(text: string, options: { attrList: boolean }): MkdocsPage {
+  const tree = fromMarkdown(withoutFrontMatter(text), {
+    extensions: [gfm()],
+    mdastExtensions: [gfmFromMarkdown()],
+  });
+  const links: PageLink[] = [];
+  const anchors = new Set<string>();
+  visit(tree as Nodes, (node) => {
+    if (node.type === 'link' || node.type === 'image' || node.type === 'definition') {
+      links.push({ url: node.url, line: node.position?.start.line ?? 1 });
+    } else if (node.type === 'heading') {
+      anchors.add(headingId(node, options.attrList, anchors));
+    } else if (node.type === 'html') {
+      for (const m of node.value.matchAll(HTML_ID)) anchors.add(m[1]!);
+    } else if (options.attrList && node.type === 'text') {
+      // attr_list on a paragraph or list item: `{: #id }` at its end.
+      for (const m of node.value.matchAll(/\{:?[^}]*#([\w-]+)[^}]*\}/g)) anchors.add(m[1]!);
+    }
+  });
+  return { links, anchors };
+}
