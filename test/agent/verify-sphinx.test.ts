@@ -152,6 +152,48 @@ describe('Sphinx checks', () => {
     );
   });
 
+  test("labels of included files count; other projects' targets and a conf.py built by a function are not guessed at", async () => {
+    const site = {
+      ...SITE,
+      'docs/includes/contact.txt': '.. _mailing-list:\n\nMailing list\n------------\n',
+      'docs/_static/img/shot.png': 'png',
+    };
+    const page = (body: string) => `:orphan:\n\nX\n=\n\n${body}\n`;
+    const body = [
+      '.. include:: ../includes/contact.txt',
+      '',
+      'See :ref:`mailing-list`, :ref:`kombu:version-1`, :doc:`kombu:reference/index`.',
+      '',
+      '.. image:: ../../_static/img/shot.png',
+      '',
+      '.. literalinclude:: ../../_static/img/shot.png',
+    ].join('\n');
+    const edits = { 'docs/guides/x.rst': page(body) };
+    const known = await findingsOf(links, await docsRun(site, edits), 'head');
+    assert.deepEqual(
+      known.findings.map((f) => `${f.line} ${f.message.replace(/(document|site|\)): .*$/, '$1')}`),
+      [
+        '12 literalinclude "../../_static/img/shot.png" reaches no file (looked for _static/img/shot.png)',
+        '8 :ref: target "kombu:version-1" is no label of the site',
+        '8 :doc: target "kombu:reference/index" names no document',
+      ],
+    );
+    const intersphinx = { ...site, 'docs/conf.py': "extensions = ['sphinx.ext.intersphinx']\n" };
+    assert.deepEqual(
+      (await findingsOf(links, await docsRun(intersphinx, edits), 'head')).findings.map((f) => f.line),
+      [12],
+    );
+    const built = {
+      ...site,
+      'docs/conf.py': "from theme import conf\nglobals().update(conf.build_config('x'))\nproject = 'x'\n",
+    };
+    const run = await docsRun(built, { 'docs/guides/x.rst': page(`${body}\n\nAnd :ref:\`Alpha\`.`) });
+    assert.deepEqual(
+      (await findingsOf(links, run, 'head')).findings.map((f) => f.line),
+      [12],
+    );
+  });
+
   test('a deleted page breaks the toctree and :doc: of pages the run did not touch', async () => {
     const run = await docsRun(SITE, { 'docs/tutorial.md': null });
     const nav = await findingsOf(navigation, run, 'head');

@@ -13,6 +13,11 @@ export interface SphinxConf {
   /** `exclude_patterns` and `templates_path`, which Sphinx never reads as documents. */
   excludePatterns: string[];
   extensions: string[];
+  /**
+   * Whether conf.py assigns `extensions` plainly. When it does not (a helper function builds the
+   * configuration), extensions that only make more targets valid are assumed to be on.
+   */
+  extensionsKnown: boolean;
   /** Whether MyST Markdown pages are read (`myst_parser` or `myst_nb`). */
   myst: boolean;
   /** `sphinx.ext.autosectionlabel`: every section title is a `:ref:` label. */
@@ -31,6 +36,7 @@ export function readSphinxConf(text: string): SphinxConf {
   const code = stripComments(text);
   const rootDoc = lastString(code, 'root_doc') ?? lastString(code, 'master_doc') ?? 'index';
   const extensions = listValue(code, 'extensions');
+  const extensionsKnown = /^extensions\s*=/m.test(code);
   const myst = extensions.some((e) => e === 'myst_parser' || e === 'myst_nb');
   const suffixes = suffixValue(code) ?? ['.rst'];
   if (myst && !suffixes.includes('.md')) suffixes.push('.md');
@@ -39,10 +45,11 @@ export function readSphinxConf(text: string): SphinxConf {
     sourceSuffixes: suffixes,
     excludePatterns: [...listValue(code, 'exclude_patterns'), ...listValue(code, 'templates_path')],
     extensions,
+    extensionsKnown,
     myst,
-    autosectionlabel: extensions.includes('sphinx.ext.autosectionlabel'),
+    autosectionlabel: !extensionsKnown || extensions.includes('sphinx.ext.autosectionlabel'),
     autosectionlabelPrefixDocument: /^autosectionlabel_prefix_document\s*=\s*True\b/m.test(code),
-    intersphinx: extensions.includes('sphinx.ext.intersphinx'),
+    intersphinx: !extensionsKnown || extensions.includes('sphinx.ext.intersphinx'),
   };
 }
 

@@ -64,6 +64,17 @@ export function readDocument(file: string, text: string): SphinxDocument {
   return file.endsWith('.md') ? readMyst(text) : file.endsWith('.ipynb') ? emptyDocument() : readRst(text);
 }
 
+/**
+ * The repository-relative file a directive's path names (`include`, `image`…): relative to the
+ * file, or `/`-absolute from the source folder; null for URLs and docutils' `<standard>` files.
+ */
+export function directivePath(sourceDir: string, file: string, target: string): string | null {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(target) || /^<.*>$/.test(target)) return null;
+  return target.startsWith('/')
+    ? joinRel(sourceDir, target.slice(1))
+    : joinRel(path.posix.dirname(file), target);
+}
+
 /** Sphinx's docname_join: `name` relative to the document `base` (`/name` from the source folder). */
 export function docnameJoin(base: string, name: string): string {
   const joined = path.posix.resolve(`/${base}`, '..', name);

@@ -5,9 +5,9 @@
  * the files `include`, `literalinclude`, `image` and `figure` name exist.
  */
 import path from 'node:path';
-import { joinRel } from '../site/repo-files.ts';
+import { joinRel, relativeTo } from '../site/repo-files.ts';
 import { normalizeLabel, type SphinxDocument, type ToctreeEntry } from '../site/sphinx-markup.ts';
-import { docnameJoin, entryDocname, globDocnames } from '../site/sphinx-project.ts';
+import { directivePath, docnameJoin, entryDocname, globDocnames } from '../site/sphinx-project.ts';
 import { similarFiles } from '../suggestions.ts';
 import { type SphinxIndex, sphinxIndex, sphinxScope } from './sphinx-index.ts';
 import type { Check, CheckInput, CheckOutcome, Finding } from './types.ts';
@@ -146,7 +146,9 @@ const linksOf: DocumentCheck = async (index, docname, doc, _changed, input) => {
     let problem: string | null = null;
     if (ref.kind === 'doc') {
       const target = docnameJoin(docname, ref.target);
-      if (!project.docs.has(target)) {
+      // "project:page" may name a page of another project (intersphinx): not checkable here.
+      const external = project.conf.intersphinx && /^[\w.-]+:[^/]/.test(ref.target);
+      if (!project.docs.has(target) && !external) {
         const guess = suggestDocument(index, target);
         problem = `:doc: target "${ref.target}" names no document: ${guess ? `did you mean "${guess}"? ` : ''}targets are document names without extension, relative to this page or "/"-absolute`;
       }
@@ -176,19 +178,25 @@ async function pathProblem(
   directive: string,
   target: string,
 ): Promise<string | null> {
-  if (/^[a-z][a-z0-9+.-]*:/i.test(target) || /^<.*>$/.test(target)) return null; // URLs, docutils' standard includes
-  const resolved = target.startsWith('/')
-    ? joinRel(sourceDir, target.slice(1))
-    : joinRel(path.posix.dirname(file), target);
+  const resolved = directivePath(sourceDir, file, target);
+  if (resolved === null) return null; // URLs, docutils' standard includes
   if (resolved.startsWith('../') || resolved === '..') {
     return `${directive} "${target}" points outside the repository: use a path inside it`;
   }
   if ((await input.tree.exists(resolved)) === 'file') return null;
+  const image = directive === 'image' || directive === 'figure';
   // `image.*` lets Sphinx pick among image.png, image.svg…
-  if (/\.\*$/.test(resolved) && (directive === 'image' || directive === 'figure')) {
+  if (image && /\.\*$/.test(resolved)) {
     const stem = resolved.slice(0, -1);
     const listed = await input.tree.listFiles(path.posix.dirname(resolved));
     if (listed.some((f) => f.startsWith(stem) && !f.slice(stem.length).includes('/'))) return null;
+  }
+  // An image path with one "../" too many still shows on the built site (a browser stops at the
+  // site's root, where html_static_path lands): sites rely on it, so it is not reported.
+  const pageDir = relativeTo(sourceDir, path.posix.dirname(file));
+  if (image && pageDir !== null && !target.startsWith('/')) {
+    const asUrl = path.posix.resolve(`/${pageDir}`, target).slice(1);
+    if ((await input.tree.exists(joinRel(sourceDir, asUrl))) === 'file') return null;
   }
   return `${directive} "${target}" reaches no file (looked for ${resolved}): correct the path (relative to this file, or "/"-absolute from ${sourceDir === '.' ? 'the repository root' : `${sourceDir}/`}) or add the file`;
 }

@@ -7,6 +7,7 @@
 import { relativeTo } from '../site/repo-files.ts';
 import { normalizeLabel, type SphinxDocument } from '../site/sphinx-markup.ts';
 import {
+  directivePath,
   docnameJoin,
   loadSphinxProject,
   readDocument,
@@ -72,7 +73,7 @@ async function build(tree: DocsTree, docsDir: string): Promise<SphinxIndex | nul
     return project.docs.get(docname) === file ? docname : null;
   };
   let scan: Promise<Scan> | null = null;
-  const scanned = () => (scan ??= scanSite(project, document));
+  const scanned = () => (scan ??= scanSite(tree, project, document));
   return {
     project,
     document,
@@ -89,8 +90,12 @@ interface Scan {
   referrers: Map<string, Set<string>>;
 }
 
+/** Files included into documents (`.. include::`) whose labels are read, in all. */
+const MAX_INCLUDED_FILES = 2_000;
+
 /** Reads every document once for the site-wide indexes. */
 async function scanSite(
+  tree: DocsTree,
   project: SphinxProject,
   document: (docname: string) => Promise<SphinxDocument | null>,
 ): Promise<Scan> {
@@ -99,17 +104,31 @@ async function scanSite(
     const set = map.get(key) ?? new Set<string>();
     map.set(key, set.add(from));
   };
-  const { conf } = project;
-  for (const docname of project.docs.keys()) {
+  const included = new Map<string, Promise<SphinxDocument | null>>();
+  /** Labels and sections of a document and of the files it includes, recursively. */
+  const addLabels = async (docname: string, file: string, doc: SphinxDocument, depth: number) => {
+    for (const label of doc.labels) scan.labels.add(label);
+    for (const title of project.conf.autosectionlabel ? doc.sections : []) {
+      const label = normalizeLabel(title);
+      const { autosectionlabelPrefixDocument: prefix, extensionsKnown } = project.conf;
+      if (prefix || !extensionsKnown) scan.labels.add(`${docname}:${label}`);
+      if (!prefix || !extensionsKnown) scan.labels.add(label);
+    }
+    for (const ref of depth < 5 ? doc.references : []) {
+      const target = ref.kind === 'include' ? directivePath(project.sourceDir, file, ref.target) : null;
+      if (target === null || (!included.has(target) && included.size >= MAX_INCLUDED_FILES)) continue;
+      const known = included.get(target);
+      const read =
+        known ?? tree.readText(target).then((text) => (text === null ? null : readDocument(target, text)));
+      included.set(target, read);
+      const part = known ? null : await read;
+      if (part) await addLabels(docname, target, part, depth + 1);
+    }
+  };
+  for (const [docname, file] of project.docs) {
     const doc = await document(docname);
     if (!doc) continue;
-    for (const label of doc.labels) scan.labels.add(label);
-    if (conf.autosectionlabel) {
-      for (const title of doc.sections) {
-        const label = normalizeLabel(title);
-        scan.labels.add(conf.autosectionlabelPrefixDocument ? `${docname}:${label}` : label);
-      }
-    }
+    await addLabels(docname, file, doc, 0);
     for (const toctree of doc.toctrees) {
       for (const { entry, docname: target } of toctreeTargets(project, docname, toctree)) {
         if (target === null) continue;
