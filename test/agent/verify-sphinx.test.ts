@@ -129,6 +129,25 @@ describe('Sphinx checks', () => {
     assert.deepEqual((await findingsOf(links, run, 'base')).lines, []);
   });
 
+  test('MyST Markdown links to source files must reach a document', async () => {
+    const run = await docsRun(SITE, {
+      'docs/tutorial.md': [
+        '# Tutorial',
+        '',
+        '[ok](guides/index.rst), [ok too](</guides/topics/beta.md#beta>), [web](https://example.com/x.md),',
+        '[file](snippets/part.txt), `[code](nope.md)`, [bad](guides/indx.rst#top).',
+        '',
+      ].join('\n'),
+    });
+    const head = await findingsOf(links, run, 'head');
+    assert.deepEqual(
+      head.findings.map((f) => `${f.line} ${f.message}`),
+      [
+        '4 link "guides/indx.rst#top" reaches no document: did you mean "/guides/index.rst"? links are relative to this page, with extension',
+      ],
+    );
+  });
+
   test(':ref: to a section title counts only with sphinx.ext.autosectionlabel (and its document prefix)', async () => {
     const body = 'See :ref:`Beta` and :ref:`guides/topics/alpha:alpha`.';
     const plain = await docsRun(SITE, {

@@ -25,7 +25,8 @@ export interface Toctree {
 
 /** A reference to check: a `:doc:` or `:ref:` target, or a file a directive names. */
 export interface MarkupReference {
-  kind: 'doc' | 'ref' | 'include' | 'literalinclude' | 'image' | 'figure';
+  /** `link`: a MyST Markdown link to another source file (`[text](other.md)`). */
+  kind: 'doc' | 'ref' | 'link' | 'include' | 'literalinclude' | 'image' | 'figure';
   target: string;
   line: number;
 }

@@ -20,6 +20,7 @@ const MYST_LABEL = /^\s{0,3}\(([^()\s][^()]*)\)=\s*$/;
 const HEADING = /^\s{0,3}#{1,6}\s+(.*?)(?:\s+#+)?\s*$/;
 const ROLE = /\{(doc|ref)\}`([^`]+)`/g;
 const PATH_DIRECTIVES = new Set(['include', 'literalinclude', 'image', 'figure']);
+const MARKDOWN_LINK = /(?<!!)\[[^\]\n]*\]\((<[^>\n]+>|[^)\s]+)(?:\s+"[^"\n]*")?\)/g;
 
 interface OpenFence {
   char: string;
@@ -89,6 +90,7 @@ export function readMyst(text: string): SphinxDocument {
     });
   }
   readRoles(masked.join('\n'), into);
+  readLinks(masked.join('\n'), into);
   return into;
 }
 
@@ -140,6 +142,15 @@ function closeFence(fence: OpenFence, into: SphinxDocument): void {
     into.references.push({ kind: fence.name as MarkupReference['kind'], target: argument, line: fence.line });
   }
   if (fence.name === 'toctree') into.toctrees.push(toctreeOf(fence.line, options, content));
+}
+
+/** Markdown links (not images) outside code spans: MyST turns those to source files into doc links. */
+function readLinks(text: string, into: SphinxDocument): void {
+  const prose = text.replace(/`+[^`\n]*`+/g, (code) => ' '.repeat(code.length));
+  for (const m of prose.matchAll(MARKDOWN_LINK)) {
+    const line = 1 + (prose.slice(0, m.index).match(/\n/g)?.length ?? 0);
+    into.references.push({ kind: 'link', target: m[1]!.replace(/^<|>$/g, ''), line });
+  }
 }
 
 function readRoles(text: string, into: SphinxDocument): void {

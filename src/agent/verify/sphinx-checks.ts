@@ -152,12 +152,32 @@ const linksOf: DocumentCheck = async (index, docname, doc, _changed, input) => {
         const guess = suggestDocument(index, target);
         problem = `:doc: target "${ref.target}" names no document: ${guess ? `did you mean "${guess}"? ` : ''}targets are document names without extension, relative to this page or "/"-absolute`;
       }
-    } else if (ref.kind === 'ref') problem = await refProblem(index, ref.target);
+    } else if (ref.kind === 'link') problem = linkProblem(index, docname, ref.target);
+    else if (ref.kind === 'ref') problem = await refProblem(index, ref.target);
     else problem = await pathProblem(input, project.sourceDir, file, ref.kind, ref.target);
     if (problem) findings.push(finding(file, ref.line, 'links', problem));
   }
   return findings;
 };
+
+/** A MyST link to a source file (`[text](page.md#part)`) must name a document; other links are not Sphinx's. */
+function linkProblem(index: SphinxIndex, docname: string, target: string): string | null {
+  const { project } = index;
+  const file = target.replace(/[#?].*$/, '');
+  const suffix = project.conf.sourceSuffixes.find((s) => file.endsWith(s));
+  if (!suffix || /^[a-z][a-z0-9+.-]*:/i.test(file)) return null;
+  let decoded = file;
+  try {
+    decoded = decodeURI(file);
+  } catch {}
+  const wanted = docnameJoin(docname, decoded.slice(0, -suffix.length));
+  if (project.docs.has(wanted)) return null;
+  const guess = suggestDocument(index, wanted);
+  const hint = guess
+    ? `did you mean "${guess}${project.docs.get(guess.slice(1))?.match(/\.[^.]+$/)?.[0] ?? ''}"? `
+    : '';
+  return `link "${target}" reaches no document: ${hint}links are relative to this page, with extension`;
+}
 
 async function refProblem(index: SphinxIndex, target: string): Promise<string | null> {
   const label = normalizeLabel(target);
