@@ -91,6 +91,15 @@ describe('MkDocs', () => {
       'mine',
       'para',
     ]);
+    const nested = readMkdocsPage(
+      '!!! note "Read"\n\n    ## Inside\n\n    === "Tab"\n\n        See [there](x.md).\n\n    code:\n\n        [not](a-link.md)\n',
+      { attrList: false },
+    );
+    assert.deepEqual([...nested.anchors], ['inside']);
+    assert.deepEqual(
+      nested.links.map((l) => `${l.line} ${l.url}`),
+      ['7 x.md'],
+    );
     const plain = readMkdocsPage('## Custom {#mine}\n', { attrList: false });
     assert.deepEqual([...plain.anchors], ['custom-mine']);
   });

@@ -72,9 +72,33 @@ function headingId(node: Heading, attrList: boolean, taken: Set<string>): string
   return unique(pythonMarkdownSlug(text), taken);
 }
 
+/** An admonition (`!!! note`, `??? tip`) or a content tab (`=== "Tab"`): its body is indented by four. */
+const BLOCK_MARKER = /^(\s*)(?:!!!|\?\?\?\+?|===)\s/;
+
+/**
+ * The bodies of admonitions and content tabs moved out by one level, so that CommonMark reads them
+ * as Markdown (as those extensions do) rather than as indented code; nested ones one by one.
+ */
+function withoutBlockMarkers(text: string): string {
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const marker = BLOCK_MARKER.exec(lines[i]!);
+    if (!marker) continue;
+    const body = ' '.repeat(marker[1]!.length + 4);
+    lines[i] = '';
+    for (let j = i + 1; j < lines.length; j++) {
+      const line = lines[j]!;
+      if (line.trim() === '') continue;
+      if (!line.startsWith(body)) break;
+      lines[j] = line.slice(4);
+    }
+  }
+  return lines.join('\n');
+}
+
 /** Reads a page's links and anchors. */
 export function readMkdocsPage(text: string, options: { attrList: boolean }): MkdocsPage {
-  const tree = fromMarkdown(withoutFrontMatter(text), {
+  const tree = fromMarkdown(withoutBlockMarkers(withoutFrontMatter(text)), {
     extensions: [gfm()],
     mdastExtensions: [gfmFromMarkdown()],
   });
