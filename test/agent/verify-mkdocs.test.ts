@@ -100,6 +100,40 @@ describe('MkDocs', () => {
       nested.links.map((l) => `${l.line} ${l.url}`),
       ['7 x.md'],
     );
+    const markup = readMkdocsPage(
+      [
+        '## snake_case_name and __bold__ _em_',
+        '',
+        '## [Linked](x.md) &amp; <b>tag</b> \\*star\\*',
+        '',
+        'Setext title',
+        '------------',
+        '',
+        'A [link that',
+        'wraps](wrapped.md), `[in code](no.md)`, ![img](pic.png "title").',
+        '',
+        '- item',
+        '',
+        '    [continued](list.md)',
+        '',
+        '```md',
+        '## Not a heading',
+        '[not](fenced.md)',
+        '```',
+        '',
+        '[def]: <defined.md>',
+        '<div id="box" name="named"></div>',
+      ].join('\n'),
+      { attrList: false },
+    );
+    assert.deepEqual(
+      [...markup.anchors],
+      ['snake_case_name-and-bold-em', 'linked-tag-star', 'setext-title', 'box', 'named'],
+    );
+    assert.deepEqual(
+      markup.links.map((l) => `${l.line} ${l.url}`),
+      ['3 x.md', '8 wrapped.md', '9 pic.png', '13 list.md', '20 defined.md'],
+    );
     const plain = readMkdocsPage('## Custom {#mine}\n', { attrList: false });
     assert.deepEqual([...plain.anchors], ['custom-mine']);
   });

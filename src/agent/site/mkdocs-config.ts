@@ -52,7 +52,13 @@ export function readMkdocsConfig(text: string, name: string): MkdocsConfig {
   if (typeof js.docs_dir === 'string') config.docsDir = js.docs_dir;
   if (typeof js.not_in_nav === 'string')
     config.notInNav = js.not_in_nav.split('\n').filter((l) => l.trim() !== '');
-  const extensions = Array.isArray(js.markdown_extensions) ? js.markdown_extensions : [];
+  // A list of names and one-key maps, or (as MkDocs also accepts) one map of names to options.
+  const declared = js.markdown_extensions;
+  const extensions = Array.isArray(declared)
+    ? declared
+    : isObject(declared)
+      ? Object.entries(declared).map(([name, options]) => ({ [name]: options }))
+      : [];
   for (const ext of extensions) {
     if (ext === 'attr_list' || (isObject(ext) && 'attr_list' in ext)) config.attrList = true;
     if (isObject(ext) && isObject(ext.toc) && ext.toc.slugify !== undefined) config.customSlugify = true;

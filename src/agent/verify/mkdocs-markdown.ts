@@ -4,12 +4,7 @@
  * extension's default slugify (made unique with `_1`, `_2`…), `{#id}` with attr_list, and the
  * `id`/`name` of HTML elements.
  */
-import type { Heading, Nodes } from 'mdast';
-import { fromMarkdown } from 'mdast-util-from-markdown';
-import { gfmFromMarkdown } from 'mdast-util-gfm';
-import { toString as textOf } from 'mdast-util-to-string';
-import { gfm } from 'micromark-extension-gfm';
-import { visit } from 'unist-util-visit';
+import { scanMarkdown } from './markdown-scan.ts';
 
 export interface PageLink {
   url: string;
@@ -23,7 +18,6 @@ export interface MkdocsPage {
 
 /** An attr_list block at the end of a heading: `{#id}`, `{: #id .class }`. */
 const ATTR_LIST = /\s*\{:?\s*([^}]*)\}\s*$/;
-const HTML_ID = /\b(?:id|name)\s*=\s*["']([^"']+)["']/g;
 
 /** Python-Markdown's toc.slugify (the default, ASCII): what MkDocs gives a heading as its id. */
 export function pythonMarkdownSlug(text: string): string {
@@ -56,8 +50,28 @@ function withoutFrontMatter(text: string): string {
   return lines.map((l, i) => (i <= close ? '' : l)).join('\n');
 }
 
-function headingId(node: Heading, attrList: boolean, taken: Set<string>): string {
-  let text = textOf(node).replace(/<[^>]+>/g, '');
+/** The text Python-Markdown's toc slugifies: the heading rendered, markup and tags gone. */
+export function headingText(raw: string): string {
+  const codes: string[] = [];
+  let text = raw.replace(/(`+)([\s\S]*?[^`])\1(?!`)/g, (_, _ticks, code: string) => {
+    codes.push(code.trim());
+    return `\uE000${codes.length - 1}\uE000`;
+  });
+  text = text
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/!?\[([^\]]*)\]\[[^\]]*\]/g, '$1')
+    .replace(/<[^>]+>/g, '')
+    .replace(/(\*{1,3})(?=\S)(.*?\S)\1/g, '$2')
+    .replace(/(^|\W)(_{1,3})(?=\S)(.*?\S)\2(?!\w)/g, '$1$3')
+    .replace(/\\([!-/:-@[-`{-~])/g, '$1')
+    .replace(/&amp;/g, '&')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>');
+  return text.replace(/\uE000(\d+)\uE000/g, (_, i: string) => codes[Number(i)]!);
+}
+
+function headingId(raw: string, attrList: boolean, taken: Set<string>): string {
+  let text = raw;
   if (attrList) {
     const attrs = ATTR_LIST.exec(text);
     if (attrs) {
@@ -69,7 +83,7 @@ function headingId(node: Heading, attrList: boolean, taken: Set<string>): string
       }
     }
   }
-  return unique(pythonMarkdownSlug(text), taken);
+  return unique(pythonMarkdownSlug(headingText(text)), taken);
 }
 
 /** An admonition (`!!! note`, `??? tip`) or a content tab (`=== "Tab"`): its body is indented by four. */
@@ -98,23 +112,14 @@ function withoutBlockMarkers(text: string): string {
 
 /** Reads a page's links and anchors. */
 export function readMkdocsPage(text: string, options: { attrList: boolean }): MkdocsPage {
-  const tree = fromMarkdown(withoutBlockMarkers(withoutFrontMatter(text)), {
-    extensions: [gfm()],
-    mdastExtensions: [gfmFromMarkdown()],
-  });
-  const links: PageLink[] = [];
+  const scanned = scanMarkdown(withoutBlockMarkers(withoutFrontMatter(text)));
   const anchors = new Set<string>();
-  visit(tree as Nodes, (node) => {
-    if (node.type === 'link' || node.type === 'image' || node.type === 'definition') {
-      links.push({ url: node.url, line: node.position?.start.line ?? 1 });
-    } else if (node.type === 'heading') {
-      anchors.add(headingId(node, options.attrList, anchors));
-    } else if (node.type === 'html') {
-      for (const m of node.value.matchAll(HTML_ID)) anchors.add(m[1]!);
-    } else if (options.attrList && node.type === 'text') {
-      // attr_list on a paragraph or list item: `{: #id }` at its end.
-      for (const m of node.value.matchAll(/\{:?[^}]*#([\w-]+)[^}]*\}/g)) anchors.add(m[1]!);
-    }
-  });
-  return { links, anchors };
+  for (const heading of scanned.headings) anchors.add(headingId(heading.text, options.attrList, anchors));
+  for (const id of scanned.htmlIds) anchors.add(id);
+  // attr_list on a paragraph or list item: `{: #id }`.
+  if (options.attrList) {
+    for (const block of scanned.blocks)
+      for (const m of block.matchAll(/\{:?[^}]*#([\w-]+)[^}]*\}/g)) anchors.add(m[1]!);
+  }
+  return { links: scanned.links, anchors };
 }
