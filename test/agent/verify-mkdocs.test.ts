@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { detectSite } from '../../src/agent/site/detect.ts';
+import { readMkdocsConfig } from '../../src/agent/site/mkdocs-config.ts';
 import { siteMap } from '../../src/agent/site/site-map.ts';
 import { mkdocsChecks } from '../../src/agent/verify/mkdocs-checks.ts';
 import { pythonMarkdownSlug, readMkdocsPage } from '../../src/agent/verify/mkdocs-markdown.ts';
@@ -70,6 +71,21 @@ describe('MkDocs', () => {
     const bareMap = siteMap(noNav);
     assert.match(bareMap, /no nav: MkDocs puts every page under content\/ in the navigation by itself/);
     assert.doesNotMatch(bareMap, /Keep the nav in sync/);
+  });
+
+  test('mkdocs.yml: markdown_extensions as a list or as a map, a custom slugify', () => {
+    assert.equal(readMkdocsConfig('markdown_extensions:\n  - toc\n  - attr_list\n', 'm').attrList, true);
+    const map = readMkdocsConfig(
+      'markdown_extensions:\n  attr_list: null\n  toc:\n    permalink: true\n',
+      'm',
+    );
+    assert.deepEqual([map.attrList, map.customSlugify], [true, false]);
+    const slugify =
+      'markdown_extensions:\n  - toc:\n      slugify: !!python/object/apply:pymdownx.slugs.slugify\n';
+    assert.deepEqual(
+      [readMkdocsConfig(slugify, 'm').attrList, readMkdocsConfig(slugify, 'm').customSlugify],
+      [false, true],
+    );
   });
 
   test('heading ids as Python-Markdown makes them', () => {
