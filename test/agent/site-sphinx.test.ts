@@ -216,6 +216,11 @@ describe('Sphinx sites', () => {
         '',
         '.. include:: snippet.txt',
         'Text right after.',
+        '',
+        '.. a comment naming :doc:`not-checked`',
+        '   and more of it :ref:`nor-this`',
+        '',
+        '.. |logo| image:: img/logo.png',
       ].join('\n'),
     );
     assert.equal(doc.orphan, true);
@@ -227,6 +232,7 @@ describe('Sphinx sites', () => {
         'image img/a.png 10',
         'figure /img/b.png 12',
         'include snippet.txt 29',
+        'image img/logo.png 35',
         'doc intro 8',
         'doc ../intro 8',
         'ref top label 8',

@@ -61,6 +61,9 @@ export const normalizeLabel = (label: string) => label.trim().replace(/\s+/g, ' 
 
 const DIRECTIVE = /^(\s*)\.\.[ \t]+([A-Za-z0-9][\w.+:-]*?)[ \t]?::(?:[ \t]+(.*))?$/;
 const LABEL = /^\s*\.\.[ \t]+_(`[^`]+`|[^:`_][^:]*):\s*$/;
+/** Explicit markup that is no directive, target, footnote, citation or substitution: a comment. */
+const COMMENT = /^\s*\.\.(?:[ \t]+(?![_[|])|[ \t]*$)/;
+const SUBSTITUTION_IMAGE = /^\s*\.\.[ \t]+\|[^|]+\|[ \t]+(?:image|figure)::[ \t]+(\S.*)$/;
 /** Directives whose name written with one colon (`.. toctree:`) silently becomes a comment. */
 const KNOWN_DIRECTIVES =
   /^\s*\.\.[ \t]+(toctree|include|literalinclude|image|figure|code-block|code|note|warning|tip|important|seealso|admonition|automodule|autoclass|autofunction|versionadded|versionchanged|deprecated)[ \t]*:(?!:)/;
@@ -118,6 +121,15 @@ export function readRst(text: string, lineOffset = 0, into = emptyDocument()): S
         line: at,
         message: `".. ${name}:" has one colon, so Sphinx reads it as a comment: write ".. ${name}::"`,
       });
+    }
+    const substitution = SUBSTITUTION_IMAGE.exec(line);
+    if (substitution) into.references.push({ kind: 'image', target: substitution[1]!.trim(), line: at });
+    if (COMMENT.test(line) && !label && !DIRECTIVE.test(line) && !substitution) {
+      // A comment, with the indented block under it: nothing in it is markup.
+      const end = blockEnd(lines, i, indentOf(line));
+      for (let j = i; j < end; j++) masked[j] = '';
+      i = end - 1;
+      continue;
     }
     const directive = DIRECTIVE.exec(line);
     if (directive) {
