@@ -221,6 +221,13 @@ describe('Sphinx sites', () => {
         '   and more of it :ref:`nor-this`',
         '',
         '.. |logo| image:: img/logo.png',
+        '',
+        '- item',
+        '',
+        '  .. code-block:: python',
+        '',
+        '     x = 1',
+        '- next item, no blank line needed',
       ].join('\n'),
     );
     assert.equal(doc.orphan, true);

@@ -200,9 +200,11 @@ function readDirective(
   const argument = (match[3] ?? '').trim();
   const end = blockEnd(lines, i, indent);
   const after = lines[end];
+  // Only text at the directive's own level continues its block; a shallower line ends the block
+  // around it (the next list item), which needs no blank line.
   if (
     !blank(after) &&
-    indentOf(after!) <= indent &&
+    indentOf(after!) === indent &&
     !blank(lines[end - 1]) &&
     !after!.trimStart().startsWith('..')
   ) {
