@@ -11,7 +11,7 @@ import type { NavNode } from '../../src/agent/site/types.ts';
 import { temporaryDirectory } from '../helpers/temp.ts';
 
 /** A tree of files in a new temporary directory. */
-export async function writeTree(files: Record<string, string>): Promise<string> {
+async function writeTree(files: Record<string, string>): Promise<string> {
   const root = temporaryDirectory('docwright-sphinx-');
   for (const [file, content] of Object.entries(files)) {
     await mkdir(path.dirname(path.join(root, file)), { recursive: true });

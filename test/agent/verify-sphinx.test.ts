@@ -211,6 +211,14 @@ describe('Sphinx checks', () => {
       (await findingsOf(links, run, 'head')).findings.map((f) => f.line),
       [12],
     );
+    const outcome = await links.run({
+      tree: run.head,
+      state: 'head',
+      docsDir: '.',
+      changes: run.changes,
+      signal: AbortSignal.timeout(60_000),
+    });
+    assert.match(outcome.notes?.[0] ?? '', /does not assign "extensions" plainly/);
   });
 
   test('a deleted page breaks the toctree and :doc: of pages the run did not touch', async () => {
