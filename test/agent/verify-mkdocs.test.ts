@@ -3,6 +3,8 @@ import { describe, test } from 'node:test';
 import { detectSite } from '../../src/agent/site/detect.ts';
 import { readMkdocsConfig } from '../../src/agent/site/mkdocs-config.ts';
 import { siteMap } from '../../src/agent/site/site-map.ts';
+import { readRst } from '../../src/agent/site/sphinx-markup.ts';
+import { readMyst } from '../../src/agent/site/sphinx-myst.ts';
 import { mkdocsChecks } from '../../src/agent/verify/mkdocs-checks.ts';
 import { pythonMarkdownSlug, readMkdocsPage } from '../../src/agent/verify/mkdocs-markdown.ts';
 import type { Check } from '../../src/agent/verify/types.ts';
@@ -152,6 +154,28 @@ describe('MkDocs', () => {
     );
     const plain = readMkdocsPage('## Custom {#mine}\n', { attrList: false });
     assert.deepEqual([...plain.anchors], ['custom-mine']);
+  });
+
+  test('pages of pathological markup are read in linear time (MkDocs, MyST and reStructuredText)', () => {
+    const n = 300_000;
+    const pages = [
+      '['.repeat(n),
+      '[a'.repeat(n / 2),
+      '](('.repeat(n / 3),
+      '<a id="x" '.repeat(n / 10),
+      'T <'.repeat(n / 3),
+      `# a${' #'.repeat(n / 2)}x`,
+      `# ${' '.repeat(n)}x`,
+      ':doc:`a'.repeat(n / 7),
+    ];
+    const start = performance.now();
+    for (const page of pages) {
+      readMkdocsPage(page, { attrList: true });
+      readMyst(page);
+      readRst(page);
+    }
+    // Quadratic patterns took minutes on these; linear reading takes well under a second.
+    assert.ok(performance.now() - start < 5_000, `${Math.round(performance.now() - start)} ms`);
   });
 
   test('a new page in the nav with good links and anchors passes; base too', async () => {

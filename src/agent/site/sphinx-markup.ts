@@ -5,6 +5,8 @@
  * into the same shape.
  */
 
+import { lineIndex } from './markdown-links.ts';
+
 /** One entry of a toctree: `intro`, `Title <intro>`, `self`, a URL, or a glob. */
 export interface ToctreeEntry {
   line: number;
@@ -89,6 +91,7 @@ const blank = (line: string | undefined) => line === undefined || line.trim() ==
 
 /** Splits a role or toctree target into its explicit title and target. */
 export function splitTitle(text: string): { title: string | null; target: string } {
+  if (text.length > 2_000) return { title: null, target: text.trim() };
   const m = EXPLICIT_TITLE.exec(text.trim());
   return m ? { title: m[1]!.trim(), target: m[2]!.trim() } : { title: null, target: text.trim() };
 }
@@ -179,10 +182,11 @@ function leadingFields(lines: string[]): string[] {
 }
 
 function readRoles(text: string, lineOffset: number, into: SphinxDocument): void {
+  const lineOf = lineIndex(text);
   for (const m of text.matchAll(ROLE)) {
     const raw = m[2]!.replace(/\s+/g, ' ');
     if (raw.startsWith('!')) continue; // `!target` asks for no link
-    const line = lineOffset + 1 + (text.slice(0, m.index).match(/\n/g)?.length ?? 0);
+    const line = lineOffset + lineOf(m.index);
     into.references.push({ kind: m[1] as 'doc' | 'ref', target: splitTitle(raw).target, line });
   }
 }

@@ -3,6 +3,7 @@
  * reStructuredText: directive fences (```` ```{toctree} ```` and `:::{toctree}`), `(label)=`
  * targets, headings, `{doc}`/`{ref}` roles, and `{eval-rst}` blocks read as reStructuredText.
  */
+import { findInlineLinks, lineIndex } from './markdown-links.ts';
 import {
   emptyDocument,
   type MarkupReference,
@@ -17,10 +18,9 @@ import {
 const FENCE = /^(\s{0,3})(`{3,}|~{3,}|:{3,})\s*(.*)$/;
 const DIRECTIVE_INFO = /^\{([\w:.+-]+)\}\s*(.*)$/;
 const MYST_LABEL = /^\s{0,3}\(([^()\s][^()]*)\)=\s*$/;
-const HEADING = /^\s{0,3}#{1,6}\s+(.*?)(?:\s+#+)?\s*$/;
+const HEADING = /^\s{0,3}#{1,6}\s+(.*)$/;
 const ROLE = /\{(doc|ref)\}`([^`]+)`/g;
 const PATH_DIRECTIVES = new Set(['include', 'literalinclude', 'image', 'figure']);
-const MARKDOWN_LINK = /(?<!!)\[[^\]\n]*\]\((<[^>\n]+>|[^)\s]+)(?:\s+"[^"\n]*")?\)/g;
 
 interface OpenFence {
   char: string;
@@ -99,7 +99,8 @@ function readLine(line: string, into: SphinxDocument): void {
   if (label) into.labels.push(normalizeLabel(label[1]!));
   const heading = HEADING.exec(line);
   if (heading && heading[1]!.trim() !== '') {
-    const title = heading[1]!.replace(/[`*_]/g, '').trim();
+    // Closing #s go by trimming, not by a pattern that would backtrack on a long line.
+    const title = heading[1]!.replace(/[`*_]/g, '').trimEnd().replace(/\s#+$/, '').trim();
     into.sections.push(title);
     into.title ??= title;
   }
@@ -147,17 +148,18 @@ function closeFence(fence: OpenFence, into: SphinxDocument): void {
 /** Markdown links (not images) outside code spans: MyST turns those to source files into doc links. */
 function readLinks(text: string, into: SphinxDocument): void {
   const prose = text.replace(/`+[^`\n]*`+/g, (code) => ' '.repeat(code.length));
-  for (const m of prose.matchAll(MARKDOWN_LINK)) {
-    const line = 1 + (prose.slice(0, m.index).match(/\n/g)?.length ?? 0);
-    into.references.push({ kind: 'link', target: m[1]!.replace(/^<|>$/g, ''), line });
+  const lineOf = lineIndex(prose);
+  for (const link of findInlineLinks(prose)) {
+    if (!link.image) into.references.push({ kind: 'link', target: link.url, line: lineOf(link.index) });
   }
 }
 
 function readRoles(text: string, into: SphinxDocument): void {
+  const lineOf = lineIndex(text);
   for (const m of text.matchAll(ROLE)) {
     const raw = m[2]!.replace(/\s+/g, ' ');
     if (raw.startsWith('!')) continue;
-    const line = 1 + (text.slice(0, m.index).match(/\n/g)?.length ?? 0);
+    const line = lineOf(m.index);
     into.references.push({ kind: m[1] as 'doc' | 'ref', target: splitTitle(raw).target, line });
   }
 }

@@ -3,8 +3,9 @@
  * definitions, headings (ATX and setext) and HTML ids — in time linear in the page. A full
  * CommonMark parser (micromark) reads about 0.1 MB a second, so a 700 KB release-notes page took
  * seven seconds; this reads it in milliseconds. Fenced code, indented code (outside lists) and
- * code spans are skipped as CommonMark skips them.
+ * code spans are skipped as CommonMark skips them. No pattern here backtracks on long lines.
  */
+import { findInlineLinks, lineIndex } from '../site/markdown-links.ts';
 
 export interface ScannedLink {
   url: string;
@@ -22,15 +23,12 @@ export interface ScannedMarkdown {
 }
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
-const ATX = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
+const ATX = /^ {0,3}(#{1,6})(?:[ \t]+(.*))?$/;
 const SETEXT = /^ {0,3}(=+|-+)[ \t]*$/;
 const LIST_ITEM = /^ {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)/;
 const NOT_PARAGRAPH = /^ {0,3}(?:[-*+>#|<]|\d{1,9}[.)]|`{3}|~{3})/;
-const DEFINITION = /^ {0,3}\[([^\]]+)\]:[ \t]*(<[^>\n]*>|\S+)/gm;
-/** `[text](url "title")` and `![alt](url)`: one level of brackets in the text, balanced parentheses in the URL. */
-const INLINE_LINK =
-  /!?\[(?:[^[\]]|\[[^\]]*\])*\]\(\s*(<[^>\n]*>|[^()\s]*(?:\([^()\s]*\)[^()\s]*)*)(?:\s+(?:"[^"]*"|'[^']*'|\([^)]*\)))?\s*\)/g;
-const HTML_TAG = /<[a-z][^>]*>/gi;
+const DEFINITION = /^ {0,3}\[([^\]\n]{1,999})\]:[ \t]*(<[^>\n]*>|\S+)/gm;
+const HTML_TAG = /<[a-z][^<>]*>/gi;
 const HTML_ID = /\s(?:id|name)\s*=\s*["']([^"']+)["']/gi;
 
 const indentOf = (line: string) => line.length - line.trimStart().length;
@@ -75,7 +73,7 @@ export function scanMarkdown(text: string): ScannedMarkdown {
     const atx = ATX.exec(line);
     if (atx) {
       flush();
-      out.headings.push({ text: atx[2] ?? '', line: i + 1 });
+      out.headings.push({ text: withoutClosingHashes(atx[2] ?? ''), line: i + 1 });
       scanBlock(line, i + 1, out);
       continue;
     }
@@ -99,11 +97,22 @@ export function scanMarkdown(text: string): ScannedMarkdown {
   return out;
 }
 
+/** An ATX heading's text without its optional closing `#`s (a loop: a pattern here backtracks). */
+function withoutClosingHashes(text: string): string {
+  const trimmed = text.trimEnd();
+  let i = trimmed.length;
+  while (i > 0 && trimmed[i - 1] === '#') i--;
+  if (i === trimmed.length) return trimmed;
+  if (i === 0) return '';
+  return trimmed[i - 1] === ' ' || trimmed[i - 1] === '\t' ? trimmed.slice(0, i).trimEnd() : trimmed;
+}
+
 function scanBlock(text: string, start: number, out: ScannedMarkdown): void {
   const prose = blankCodeSpans(text);
   out.blocks.push(prose);
-  const lineAt = (index: number) => start + (prose.slice(0, index).match(/\n/g)?.length ?? 0);
-  for (const m of prose.matchAll(INLINE_LINK)) out.links.push({ url: unwrap(m[1]!), line: lineAt(m.index) });
+  const lineOf = lineIndex(prose);
+  const lineAt = (index: number) => start + lineOf(index) - 1;
+  for (const link of findInlineLinks(prose)) out.links.push({ url: link.url, line: lineAt(link.index) });
   for (const m of prose.matchAll(DEFINITION)) out.links.push({ url: unwrap(m[2]!), line: lineAt(m.index) });
   if (!prose.includes('<')) return;
   for (const tag of prose.matchAll(HTML_TAG))
