@@ -1,5 +1,5 @@
 /**
- * Docs-site awareness: which generator a repository uses (Mintlify, MkDocs, Docusaurus,
+ * Docs-site awareness: which generator a repository uses (Mintlify, MkDocs, Sphinx, Docusaurus,
  * VitePress, Astro Starlight, or plain Markdown), its config, navigation and pages. Everything
  * here only reads; it never follows a symbolic link and never evaluates a JavaScript config.
  */
@@ -8,10 +8,11 @@ import { mintlify } from './mintlify.ts';
 import { mkdocs } from './mkdocs.ts';
 import { withPages } from './pages.ts';
 import { joinRel, normalizeRel, readRepoFile, safeStat } from './repo-files.ts';
+import { findSphinxConf, sphinx } from './sphinx.ts';
 import type { SiteInfo, SiteKind } from './types.ts';
 
 interface Found {
-  kind: Exclude<SiteKind, 'markdown'>;
+  kind: Exclude<SiteKind, 'markdown' | 'sphinx'>;
   configFile: string;
   dir: string;
 }
@@ -47,7 +48,7 @@ async function findConfigIn(root: string, dir: string): Promise<Found | null> {
 }
 
 /** The docs directory, its ancestors up to the root, then a few usual subdirectories. */
-function candidateDirs(docsDir: string): string[] {
+export function candidateDirs(docsDir: string): string[] {
   const dirs: string[] = [];
   for (let d = docsDir; ; d = path.posix.dirname(d)) {
     dirs.push(d);
@@ -98,6 +99,12 @@ export async function detectSite(root: string, docsDir: string): Promise<SiteInf
     notes: [],
   };
   if (!found) {
+    // Sphinx's conf.py is looked for last: a Python file named conf.py is a weaker sign than the others' configs.
+    const conf = await findSphinxConf(
+      async (file) => (await readRepoFile(root, file, 256 * 1024))?.text ?? null,
+      docs,
+    );
+    if (conf) return sphinx({ ...base, kind: 'sphinx', configFile: conf });
     base.notes.push('No docs-site generator detected: plain Markdown.');
     return withPages(base);
   }

@@ -1,9 +1,9 @@
 /** MkDocs sites: the `nav` of mkdocs.yml, resolved to page files under `docs_dir`. */
 import path from 'node:path';
-import { parseDocument } from 'yaml';
+import { type MkdocsNavItem, readMkdocsConfig } from './mkdocs-config.ts';
 import { collectPages, listFiles, withPages } from './pages.ts';
 import { joinRel, readRepoFile } from './repo-files.ts';
-import { isObject, type NavNode, type SiteInfo } from './types.ts';
+import type { NavNode, SiteInfo } from './types.ts';
 
 const MAX_CONFIG_BYTES = 5 * 1024 * 1024;
 
@@ -11,39 +11,42 @@ export async function mkdocs(site: SiteInfo): Promise<SiteInfo> {
   const configDir = site.contentDir;
   const configName = path.posix.basename(site.configFile!);
   const read = await readRepoFile(site.root, site.configFile!, MAX_CONFIG_BYTES);
-  let config: unknown = null;
-  if (!read || read.truncated) site.configError = `${configName} is larger than ${MAX_CONFIG_BYTES} bytes`;
-  else {
-    const doc = parseDocument(read.text, { logLevel: 'silent' });
-    if (doc.errors.length > 0)
-      site.configError = `${configName} is not valid YAML: ${doc.errors[0]!.message}`;
-    else config = doc.toJS({ maxAliasCount: 1000 });
-  }
-  const docsDirSetting = isObject(config) && typeof config.docs_dir === 'string' ? config.docs_dir : 'docs';
-  site.contentDir = joinRel(configDir, docsDirSetting);
+  const config = read && !read.truncated ? readMkdocsConfig(read.text, configName) : null;
+  if (!config) site.configError = `${configName} is larger than ${MAX_CONFIG_BYTES} bytes`;
+  else site.configError = config.error;
+  site.contentDir = joinRel(configDir, config?.docsDir ?? 'docs');
   const listing = await listFiles(site, site.contentDir);
   await withPages(site, listing);
-  if (!isObject(config)) return site;
-  if (!Array.isArray(config.nav)) {
-    site.notes.push(`${configName} has no nav: MkDocs lists every page automatically.`);
+  if (!config || config.error) return site;
+  if (!config.nav) {
+    site.notes.push(
+      `${configName} has no nav: MkDocs puts every page under ${site.contentDir}/ in the navigation by itself (folders as sections, index.md first, then by file name), so a new page needs no nav entry.`,
+    );
     return site;
   }
   const files = new Set(listing.files);
-  // Entries are "page.md", { Title: "page.md" }, { Title: [ …entries ] } or external links.
-  const entry = (title: string | null, value: unknown): NavNode[] => {
-    if (typeof value === 'string') {
-      if (/^[a-z][a-z0-9+.-]*:/i.test(value) || value.startsWith('/')) return []; // external link
-      const file = joinRel(site.contentDir, value);
-      return [{ type: 'page', ref: value, file: files.has(file) ? file : null }];
+  const includes: string[] = [];
+  const toNode = (item: MkdocsNavItem): NavNode[] => {
+    switch (item.type) {
+      case 'page': {
+        const file = joinRel(site.contentDir, item.target);
+        return [{ type: 'page', ref: item.target, file: files.has(file) ? file : null }];
+      }
+      case 'section':
+        return [{ type: 'section', label: item.title, children: item.children.flatMap(toNode) }];
+      case 'include':
+        includes.push(item.target);
+        return [];
+      case 'external':
+        return [];
     }
-    if (Array.isArray(value)) {
-      const children = value.flatMap((v) => entry(null, v));
-      return title === null ? children : [{ type: 'section', label: title, children }];
-    }
-    if (isObject(value)) return Object.entries(value).flatMap(([k, v]) => entry(k, v));
-    return [];
   };
-  site.navigation = config.nav.flatMap((v) => entry(null, v));
+  site.navigation = config.nav.flatMap(toNode);
   collectPages(site, site.navigation);
+  if (includes.length > 0) {
+    site.notes.push(
+      `The nav includes other MkDocs configs with !include (${includes.slice(0, 5).join(', ')}${includes.length > 5 ? ', …' : ''}); their pages are not listed here.`,
+    );
+  }
   return site;
 }

@@ -9,6 +9,8 @@ const MAX_WALK_FILES = 100_000;
 const NON_PAGE_FILES =
   /^(readme|contributing|changelog|license|licence|code_of_conduct|security|agents|claude|gemini|fixture)\.md$/i;
 export const PAGE_EXTENSION = /\.mdx?$/;
+/** Sphinx pages: reStructuredText, and MyST Markdown where conf.py enables it. */
+const SPHINX_EXTENSION = /\.(rst|md|txt)$/;
 const SKIP_DIRS = new Set(['node_modules', '__pycache__']);
 
 /** Every file under `dir` that git would list (src/agent/walk.ts); none when it is not a directory. */
@@ -23,7 +25,7 @@ export async function listFiles(
 /** Whether a repository-relative file counts as a page of this site (navigable Markdown/MDX). */
 export function isPage(site: Pick<SiteInfo, 'kind' | 'contentDir'>, file: string): boolean {
   const rel = relativeTo(site.contentDir, normalizeRel(file));
-  if (rel === null || !PAGE_EXTENSION.test(rel)) return false;
+  if (rel === null || !(site.kind === 'sphinx' ? SPHINX_EXTENSION : PAGE_EXTENSION).test(rel)) return false;
   const parts = rel.split('/');
   if (parts.some((p) => p.startsWith('.') || SKIP_DIRS.has(p))) return false;
   const name = parts.at(-1)!;

@@ -8,6 +8,7 @@ const KIND_NAMES: Record<SiteKind, string> = {
   mintlify: 'Mintlify',
   docusaurus: 'Docusaurus',
   mkdocs: 'MkDocs',
+  sphinx: 'Sphinx',
   vitepress: 'VitePress',
   starlight: 'Astro Starlight',
   markdown: 'plain Markdown',
@@ -18,6 +19,8 @@ const SYNC_HINTS: Record<SiteKind, string> = {
     'Keep the navigation in sync: add every new page as "path/without-extension" to the right group\'s "pages", change the entries of moved or renamed pages, and remove the entries of deleted pages.',
   mkdocs:
     'Keep the nav in sync: add every new page (path relative to the docs directory, with extension), change the entries of moved or renamed pages, and remove the entries of deleted pages.',
+  sphinx:
+    'Keep the toctrees in sync: add every new page to the toctree of the page it belongs under (entries are document names without extension, relative to that page or "/"-absolute from the source folder), change the entries of moved or renamed pages, remove the entries of deleted pages, and fix :doc: and :ref: targets to them. A page meant to be in no toctree starts with ":orphan:".',
   docusaurus: 'Keep the sidebars in sync when you add, move or remove pages, and fix links to moved pages.',
   vitepress: 'Keep the sidebar in sync when you add, move or remove pages, and fix links to moved pages.',
   starlight: 'Keep the sidebar in sync when you add, move or remove pages, and fix links to moved pages.',
@@ -101,6 +104,7 @@ function pageLabel(node: { ref: string; file: string | null }, kind: SiteKind): 
   if (node.file === null) return `${node.ref} (MISSING)`;
   if (kind === 'mintlify' && !PAGE_EXTENSION.test(node.ref) && node.file.endsWith('.md'))
     return `${node.ref}.md`;
+  if (kind === 'sphinx' && node.file.endsWith('.md')) return `${node.ref}.md`;
   return node.ref;
 }
 
@@ -174,7 +178,16 @@ export function siteMap(info: SiteInfo, options: { maxChars?: number } = {}): st
       `Navigation entries name pages relative to ${where} without extension ("guides/intro" is guides/intro.mdx; ".md" is shown where the file is Markdown).`,
     );
   }
-  head.push(SYNC_HINTS[info.kind]);
+  if (info.kind === 'sphinx' && info.navigation) {
+    head.push(
+      `Navigation entries are Sphinx document names relative to ${where} without extension ("guides/intro" is guides/intro.rst; ".md" is shown where the file is MyST Markdown); a section named after a page holds that page and its toctree's entries.`,
+    );
+  }
+  head.push(
+    info.kind === 'mkdocs' && !info.navigation && !info.configError
+      ? 'When you move or remove pages, fix the links to them.'
+      : SYNC_HINTS[info.kind],
+  );
   if (info.missing.length > 0) {
     const shown = info.missing.slice(0, 20).map((p) => p.ref);
     const more = info.missing.length - shown.length;
@@ -189,7 +202,7 @@ export function siteMap(info: SiteInfo, options: { maxChars?: number } = {}): st
   const navFiles = new Set(info.navPages.map((p) => p.file).filter((f) => f !== null));
   if (info.navigation) {
     sections.push({
-      title: `Navigation (${info.navPages.length} pages; "… +N more" marks a list cut short — read ${info.configFile} for all of it):`,
+      title: `Navigation (${info.navPages.length} pages; "… +N more" marks a list cut short — read ${info.kind === 'sphinx' ? "the pages' toctrees" : info.configFile} for all of it):`,
       entries: navEntries(info.navigation, info.kind),
     });
     const outside = info.pages.filter((p) => !navFiles.has(p));

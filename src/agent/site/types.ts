@@ -1,10 +1,17 @@
 /** What docs-site detection finds: the generator, its navigation, the pages. */
 
-export type SiteKind = 'mintlify' | 'docusaurus' | 'mkdocs' | 'vitepress' | 'starlight' | 'markdown';
+export type SiteKind =
+  | 'mintlify'
+  | 'docusaurus'
+  | 'mkdocs'
+  | 'sphinx'
+  | 'vitepress'
+  | 'starlight'
+  | 'markdown';
 
 /** One page reference of the navigation. */
 export interface NavPage {
-  /** As written in the navigation (Mintlify: without extension; MkDocs: with it). */
+  /** As written in the navigation (Mintlify: without extension; MkDocs: with it; Sphinx: the docname). */
   ref: string;
   /** Repository-relative POSIX path of the file it resolves to, or null when none exists. */
   file: string | null;
