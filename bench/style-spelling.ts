@@ -53,8 +53,10 @@ try {
   writeFileSync(path.join(root, page), `${original}\n## A New Section\n\nIt is simply easy: do not wory.\n`);
   const changes = { changed: [page], deleted: [], moved: [] };
   const head = checkoutTree(root);
+  const base = overlayTree(head, new Map([[page, original]]));
   const input = (state: 'head' | 'base'): CheckInput => ({
-    tree: state === 'head' ? head : overlayTree(head, new Map([[page, original]])),
+    tree: state === 'head' ? head : base,
+    other: state === 'head' ? base : head,
     state,
     docsDir: '.',
     changes,

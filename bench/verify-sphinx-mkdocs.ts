@@ -94,13 +94,14 @@ async function measure(name: string, build: (root: string) => string, checks: Ch
       const start = performance.now();
       const startCpu = process.cpuUsage();
       let findings = 0;
-      for (const [tree, state] of [
-        [freshHead, 'head'],
-        [freshBase, 'base'],
+      for (const [tree, other, state] of [
+        [freshHead, freshBase, 'head'],
+        [freshBase, freshHead, 'base'],
       ] as const) {
         for (const check of checks) {
           const outcome = await check.run({
             tree,
+            other,
             state,
             docsDir: '.',
             changes,

@@ -111,9 +111,10 @@ async function verifyOnce(root: string, originals: Map<string, string | null>, c
   const start = performance.now();
   for (const check of builtinChecks()) {
     findings.push(
-      ...(await check.run({ tree: head, state: 'head', docsDir: '.', changes, signal })).findings,
+      ...(await check.run({ tree: head, other: base, state: 'head', docsDir: '.', changes, signal }))
+        .findings,
     );
-    await check.run({ tree: base, state: 'base', docsDir: '.', changes, signal });
+    await check.run({ tree: base, other: head, state: 'base', docsDir: '.', changes, signal });
   }
   return { time: performance.now() - start, findings };
 }

@@ -138,6 +138,8 @@ export interface AgentInput {
 export interface VerificationSettings {
   /** Check commands set by an operator (SPEC §19), run in the checkout in this order. */
   commands: string[];
+  /** Folders a command may not read (the data directory), besides the service's home. */
+  hidden?: string[];
 }
 
 export interface AgentResult {

@@ -181,7 +181,7 @@ export function createPipeline(app: PipelineDeps, options: PipelineOptions = {})
             code: code.description,
             codeReader: code.reader,
             changes: codeContext.changes,
-            verification: { commands: [] },
+            verification: { commands: project.checks, hidden: [app.config.dataDir] },
           },
           model,
         );

@@ -256,8 +256,8 @@ describe('the docs agent, driven by a scripted OpenAI-compatible server', () => 
     assert.equal(error?.code, 'model-auth-failed');
   });
 
-  test('moving a page and fixing the navigation passes validation', async () => {
-    const { root, result } = await run([
+  test('moving a page: verification asks for the redirect the links need, and the checks say the agent fixed it', async () => {
+    const { root, result, events } = await run([
       toolCall('move_file', { from: 'quickstart.mdx', to: 'guides/quickstart.mdx' }),
       toolCall('read_file', { path: 'docs.json' }),
       toolCall('edit_file', {
@@ -265,14 +265,36 @@ describe('the docs agent, driven by a scripted OpenAI-compatible server', () => 
         old_string: '"quickstart"',
         new_string: '"guides/quickstart"',
       }),
+      toolCall('finish', { title: 'Move the quickstart under guides', summary: 'Moves the page.' }),
+      toolCall('edit_file', {
+        path: 'docs.json',
+        old_string: '"navigation": {',
+        new_string:
+          '"redirects": [{ "source": "/quickstart", "destination": "/guides/quickstart" }],\n  "navigation": {',
+      }),
       toolCall('finish', {
         title: 'Move the quickstart under guides',
-        summary: 'Moves the page and its navigation entry.',
+        summary: 'Moves the page and its navigation entry; its old address redirects.',
       }),
     ]);
-    assert.ok(result, 'validated');
+    assert.ok(result, 'verified');
     assert.deepEqual(result.changedFiles, ['docs.json', 'guides/quickstart.mdx', 'quickstart.mdx']);
     assert.deepEqual(gitChanges(root), ['docs.json', 'guides/quickstart.mdx', 'quickstart.mdx']);
+    // The first finish was answered with the findings, as a tool error naming file, line and fix.
+    const firstFinish = server.requests.at(-2)!.rawBody;
+    assert.match(firstFinish, /the run cannot finish yet/);
+    assert.match(
+      firstFinish,
+      /docs\.json: quickstart\.mdx was moved to guides\/quickstart\.mdx but no redirect/,
+    );
+    assert.match(firstFinish, /index\.mdx:\d+: link to \\"\/quickstart\\" reaches no page/);
+    const rounds = events.filter((e) => e.type === 'agent.verification');
+    assert.equal(rounds.length, 2);
+    const byName = new Map(result.checks.map((c) => [c.name, c]));
+    assert.equal(byName.get('redirects')?.status, 'fixed');
+    assert.equal(byName.get('links')?.status, 'fixed');
+    assert.equal(byName.get('pages')?.status, 'passed');
+    assert.equal(byName.get('style')?.status, 'skipped');
   });
 
   test('a model that stops using tools gives up with agent-gave-up', async () => {

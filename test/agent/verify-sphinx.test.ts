@@ -213,6 +213,7 @@ describe('Sphinx checks', () => {
     );
     const outcome = await links.run({
       tree: run.head,
+      other: run.base,
       state: 'head',
       docsDir: '.',
       changes: run.changes,

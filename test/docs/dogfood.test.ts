@@ -95,6 +95,13 @@ describe('docwright on its own docs', () => {
       [],
       'this site passes docwright’s validator',
     );
+    // The run verified its change the way docs/verification.mdx says: nothing of its own to fix.
+    assert.ok(done.checks.length >= 6, JSON.stringify(done.checks));
+    assert.deepEqual(
+      done.checks.filter((c) => c.status !== 'passed' && c.status !== 'skipped'),
+      [],
+    );
+    assert.ok(events.some((e) => e.type === 'agent.verification'));
     assert.deepEqual(git(repo, 'diff', '--name-only', `main..${done.branch}`).split('\n'), ['docs/cli.mdx']);
     assert.match(
       git(repo, 'show', `${done.branch}:docs/cli.mdx`),

@@ -56,6 +56,12 @@ export const BUILTIN_SOLUTIONS: Record<string, ReplyStep[]> = {
     toolCalls(
       { name: 'delete_file', input: { path: 'api/delete-link.mdx' } },
       edit('docs.json', ', "api/delete-link"', ''),
+      // Old links to the page keep working (verification asks for it: docs/verification.mdx).
+      edit(
+        'docs.json',
+        '"colors": { "primary": "#0B57D0" },',
+        '"colors": { "primary": "#0B57D0" },\n  "redirects": [{ "source": "/api/delete-link", "destination": "/changelog" }],',
+      ),
       edit(
         'changelog.mdx',
         '## 1.4.0\n',

@@ -69,6 +69,7 @@ export async function findingsOf(
 ): Promise<{ findings: Finding[]; lines: string[]; skipped?: string | undefined }> {
   const outcome = await check.run({
     tree: state === 'head' ? run.head : run.base,
+    other: state === 'head' ? run.base : run.head,
     state,
     docsDir,
     changes: run.changes,

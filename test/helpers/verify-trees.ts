@@ -72,8 +72,22 @@ export interface BothStates {
 /** Runs a check on the head and on the base, the way the run will. */
 export async function runBoth(check: Check, s: Scenario, docsDir = '.'): Promise<BothStates> {
   const signal = new AbortController().signal;
-  const head = await check.run({ tree: s.head, state: 'head', docsDir, changes: s.changes, signal });
-  const base = await check.run({ tree: s.base, state: 'base', docsDir, changes: s.changes, signal });
+  const head = await check.run({
+    tree: s.head,
+    state: 'head',
+    other: s.base,
+    docsDir,
+    changes: s.changes,
+    signal,
+  });
+  const base = await check.run({
+    tree: s.base,
+    state: 'base',
+    other: s.head,
+    docsDir,
+    changes: s.changes,
+    signal,
+  });
   const oldPath = (p: string) => s.changes.moved.find((m) => m.to === p)?.from ?? p;
   const key = (f: Finding) => `${f.rule}\n${f.path}\n${f.message}`;
   const inBase = new Set(base.findings.map(key));

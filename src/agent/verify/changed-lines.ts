@@ -2,26 +2,11 @@
  * Which lines of a page the run changed, for the checks that look only there (style, spelling:
  * SPEC §19). On the head, the lines the run added or rewrote; on the base, the lines it removed or
  * rewrote — so that a finding on a rewritten line that was already there is found on both sides
- * and counts as preexisting. The other side's text: for the head, the checkout's `HEAD` commit
- * (verification runs before the run commits, so HEAD is the base); for the base, the head tree
- * the same check read last.
+ * and counts as preexisting. The other side is the other state of the tree (`CheckInput.other`).
  */
-import { execFile } from 'node:child_process';
 import { diffLines } from 'diff';
 import { normalizeRel } from '../site/repo-files.ts';
-import type { CheckInput, DocsTree } from './types.ts';
-
-/** A page's text at the checkout's HEAD, or null when it has none there (or there is no git). */
-function textAtHead(dir: string, file: string): Promise<string | null> {
-  return new Promise((resolve) => {
-    execFile(
-      'git',
-      ['-C', dir, 'show', `HEAD:${normalizeRel(file)}`],
-      { encoding: 'utf8', maxBuffer: 32 * 1024 * 1024, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } },
-      (error, stdout) => resolve(error ? null : stdout),
-    );
-  });
-}
+import type { CheckInput } from './types.ts';
 
 /** 1-based numbers of the lines of `mine` that are not in `other` (a line diff). */
 export function linesNotIn(mine: string, other: string): Set<number> {
@@ -36,30 +21,20 @@ export function linesNotIn(mine: string, other: string): Set<number> {
   return lines;
 }
 
-/** Per check: remembers the head tree it read, to find the base's changed lines. */
-export function changedLineTracker() {
-  let head: DocsTree | null = null;
-  return {
-    /**
-     * The changed lines of `file` (its text `text` in `input.tree`), or null when every line
-     * counts (the other side is unknown or has no such file).
-     */
-    async lines(input: CheckInput, file: string, text: string): Promise<Set<number> | null> {
-      if (input.state === 'head') head = input.tree;
-      // A moved page is compared with itself before or after the move.
-      const move = input.changes.moved.find((m) => (input.state === 'head' ? m.to : m.from) === file);
-      const counterpart = move ? (input.state === 'head' ? move.from : move.to) : file;
-      const other =
-        input.state === 'head'
-          ? input.tree.dir === null
-            ? null
-            : await textAtHead(input.tree.dir, counterpart)
-          : head === null
-            ? null
-            : await head.readText(counterpart);
-      return other === null ? null : linesNotIn(text, other);
-    },
-  };
+/**
+ * The changed lines of `file` (its text `text` in `input.tree`): those not in the other state's
+ * text of the same page (before or after a move), or null when every line counts (the other
+ * state has no such page).
+ */
+export async function changedLines(
+  input: CheckInput,
+  file: string,
+  text: string,
+): Promise<Set<number> | null> {
+  const move = input.changes.moved.find((m) => (input.state === 'head' ? m.to : m.from) === file);
+  const counterpart = move ? (input.state === 'head' ? move.from : move.to) : file;
+  const other = await input.other.readText(counterpart);
+  return other === null ? null : linesNotIn(text, other);
 }
 
 /**

@@ -7,13 +7,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { spellCheckDocument, type ValidationIssue } from 'cspell-lib';
-import {
-  changedLineTracker,
-  lineOf,
-  lineStarts,
-  MAX_FINDINGS_PER_PAGE,
-  pagesToCheck,
-} from './changed-lines.ts';
+import { changedLines, lineOf, lineStarts, MAX_FINDINGS_PER_PAGE, pagesToCheck } from './changed-lines.ts';
 import { type CspellConfig, findCspellConfig } from './cspell-config.ts';
 import { isProsePage, proseOf } from './prose.ts';
 import type { Check, CheckInput, Finding } from './types.ts';
@@ -52,7 +46,6 @@ function message(issue: ValidationIssue, config: CspellConfig): string {
  * check would fail the pull request.
  */
 export function spellingCheck(): Check {
-  const changed = changedLineTracker();
   return {
     name: 'spelling',
     async run(input) {
@@ -68,7 +61,7 @@ export function spellingCheck(): Check {
         input.signal.throwIfAborted();
         const text = await input.tree.readText(file);
         if (text === null) continue;
-        const lines = await changed.lines(input, file, text);
+        const lines = await changedLines(input, file, text);
         if (lines !== null && lines.size === 0) continue;
         pages++;
         findings.push(...(await checkPage(input, config, file, text, lines)));

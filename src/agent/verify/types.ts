@@ -49,6 +49,8 @@ export interface CheckInput {
   tree: DocsTree;
   /** Which of the two it is. */
   state: 'head' | 'base';
+  /** The other state: the base for the head, the head for the base (line checks compare them). */
+  other: DocsTree;
   /** The project's documentation folder, repository-relative (`.` = root). */
   docsDir: string;
   changes: RunChanges;

@@ -9,13 +9,7 @@
  */
 
 import type { RE2JS } from 're2js';
-import {
-  changedLineTracker,
-  lineOf,
-  lineStarts,
-  MAX_FINDINGS_PER_PAGE,
-  pagesToCheck,
-} from './changed-lines.ts';
+import { changedLines, lineOf, lineStarts, MAX_FINDINGS_PER_PAGE, pagesToCheck } from './changed-lines.ts';
 import { isProsePage, type Prose, proseOf } from './prose.ts';
 import type { Check, Finding } from './types.ts';
 import { valeSwitches } from './vale-comments.ts';
@@ -157,7 +151,6 @@ function messageOf(rule: ValeRule, message: string, match: string): string {
 
 /** The Vale check. */
 export function valeCheck(): Check {
-  const changed = changedLineTracker();
   return {
     name: 'style',
     async run(input) {
@@ -172,7 +165,7 @@ export function valeCheck(): Check {
         input.signal.throwIfAborted();
         const text = await input.tree.readText(file);
         if (text === null) continue;
-        const lines = await changed.lines(input, file, text);
+        const lines = await changedLines(input, file, text);
         if (lines !== null && lines.size === 0) continue;
         const rules = rulesFor(config, styles, file, compiled);
         if (rules.length === 0) continue;

@@ -4,7 +4,7 @@
  * told apart by comparison rather than guessed.
  */
 import { checkoutTree, overlayTree } from './tree.ts';
-import type { Check, CheckOutcome, DocsTree, Finding, RunChanges } from './types.ts';
+import type { Check, CheckOutcome, Finding, RunChanges } from './types.ts';
 
 /** A finding of the run's tree, and whether the base tree had it already. */
 export interface VerifiedFinding extends Finding {
@@ -34,17 +34,15 @@ export interface VerifyTreeOptions {
 /** Runs every check, one after the other (commands must not race each other over the checkout). */
 export async function verifyTree(options: VerifyTreeOptions): Promise<VerifiedCheck[]> {
   const head = checkoutTree(options.root);
-  let base: DocsTree | undefined;
+  const base = overlayTree(head, options.originals);
   const results: VerifiedCheck[] = [];
   for (const check of options.checks) {
     options.signal.throwIfAborted();
     const input = { docsDir: options.docsDir, changes: options.changes, signal: options.signal };
-    const found = await runCheck(check, { ...input, tree: head, state: 'head' });
+    const found = await runCheck(check, { ...input, tree: head, state: 'head', other: base });
     let before: CheckOutcome | undefined;
-    if (found.findings.length > 0) {
-      base ??= overlayTree(head, options.originals);
-      before = await runCheck(check, { ...input, tree: base, state: 'base' });
-    }
+    if (found.findings.length > 0)
+      before = await runCheck(check, { ...input, tree: base, state: 'base', other: head });
     const known = new Set((before?.findings ?? []).map(findingKey));
     const basePath = basePathOf(options.changes);
     results.push({

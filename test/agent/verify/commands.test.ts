@@ -24,8 +24,10 @@ async function checkout(files: Record<string, string>): Promise<string> {
 }
 
 function head(root: string, changes: RunChanges = NO_CHANGES): CheckInput {
+  const tree = checkoutTree(root);
   return {
-    tree: checkoutTree(root),
+    tree,
+    other: tree,
     state: 'head',
     docsDir: 'docs',
     changes,

@@ -41,8 +41,10 @@ export async function repository(base: Record<string, string>, head: Record<stri
   };
   const originals = new Map(Object.keys(head).map((f) => [f, base[f] ?? null]));
   const headTree = checkoutTree(root);
+  const baseTree = overlayTree(headTree, originals);
   const input = (state: 'head' | 'base'): CheckInput => ({
-    tree: state === 'head' ? headTree : overlayTree(headTree, originals),
+    tree: state === 'head' ? headTree : baseTree,
+    other: state === 'head' ? baseTree : headTree,
     state,
     docsDir: 'docs',
     changes,
