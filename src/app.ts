@@ -21,6 +21,7 @@ import {
 import { createProjectService, type ProjectService } from './projects/projects.ts';
 import { resolveSecretKey, SecretBox } from './projects/secret-box.ts';
 import { processSecrets } from './redact.ts';
+import { runningDefaultModel } from './servers/servers.ts';
 import { openStore, type Store } from './store/database.ts';
 import { createSignals, type Signals } from './store/signals.ts';
 import { createWebhookService, type WebhookService } from './webhooks/webhooks.ts';
@@ -68,6 +69,12 @@ export interface OpenAppOptions {
   now?: () => Date;
   /** The context repositories automations watch and their webhook secrets (tests). */
   contexts?: ContextRepositories;
+  /**
+   * Give new jobs the default model of the running server (servers.ts) instead of this process's
+   * `DOCWRIGHT_MODEL`: a command that creates work creates what the server's API would, whatever
+   * its shell holds. This process's own setting counts only when no server is running.
+   */
+  serverDefaults?: boolean;
 }
 
 export async function openApp(config: Config, options: OpenAppOptions = {}): Promise<App> {
@@ -125,11 +132,17 @@ export async function openApp(config: Config, options: OpenAppOptions = {}): Pro
     publicUrl: config.publicUrl,
     now,
   });
+  const defaultModel = options.serverDefaults
+    ? await runningDefaultModel(store.db, now(), config.defaultModel).catch(async (error) => {
+        await store.close();
+        throw error;
+      })
+    : config.defaultModel;
   const jobs = createJobService({
     store,
     promptMaxChars: config.promptMaxChars,
     defaultRateLimit: config.defaultRateLimit,
-    defaultModel: config.defaultModel,
+    defaultModel,
     now,
     publish: (signal) => signals.publish(signal),
   });

@@ -1,7 +1,8 @@
 /**
  * `docwright automation create|list|show|runs|run|enable|disable|delete` (docs/automations.mdx). Admin
  * commands: they use the database directly, as `webhook` does. `run` starts a job like the API's
- * trigger: a worker (`docwright serve` or `docwright worker`) runs it.
+ * trigger — with the running server's default model, not this shell's — and a worker
+ * (`docwright serve` or `docwright worker`) runs it.
  */
 import { type Command, Option } from 'commander';
 import type { Automation, AutomationRun } from '../automations/automation.ts';
@@ -175,7 +176,10 @@ export function registerAutomationCommands(program: Command): void {
     .argument('<automation-id>', 'automation id (aut_…)')
     .option('--json', 'print as JSON')
     .action(async (id: string, options) => {
-      const started = await withApp((app) => app.automations.service.trigger(options.project, id, {}));
+      // The job gets the running server's default model, as the API's trigger and Run now give it.
+      const started = await withApp((app) => app.automations.service.trigger(options.project, id, {}), {
+        serverDefaults: true,
+      });
       const result = { automationId: started.automationId, runId: started.runId, jobId: started.jobId };
       print(options.json, result, () => `run ${result.runId} started job ${result.jobId}`);
     });

@@ -115,6 +115,30 @@ export async function liveServers(db: Kysely<Database>, now: Date): Promise<Serv
   return rows.map(toView);
 }
 
+/**
+ * The processes whose default model a new job gets: those that take creates (serve the API), or
+ * any when none does. A job created elsewhere (a command) must get the model theirs would.
+ */
+export const jobCreators = (servers: ServerProcess[]): ServerProcess[] => {
+  const creators = servers.filter((s) => s.servesApi);
+  return creators.length > 0 ? creators : servers;
+};
+
+/**
+ * The default model of a job created now, as the running server would choose it: its
+ * `DOCWRIGHT_MODEL` (the first that has one when they disagree), or `fallback` (this process's)
+ * when no process is running.
+ */
+export async function runningDefaultModel(
+  db: Kysely<Database>,
+  now: Date,
+  fallback: string | undefined,
+): Promise<string | undefined> {
+  const creators = jobCreators(await liveServers(db, now));
+  if (creators.length === 0) return fallback;
+  return creators.find((s) => s.settings.defaultModel)?.settings.defaultModel ?? undefined;
+}
+
 /** `serve on host (pid 123)`: a process, for people. */
 export const describeServer = (server: ServerProcess): string =>
   `${server.servesApi ? 'docwright serve' : 'docwright worker'}${server.servesApi && !server.runsJobs ? ' --no-worker' : ''} (pid ${server.pid} on ${server.host})`;
