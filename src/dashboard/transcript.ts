@@ -63,7 +63,7 @@ export function renderEvent(event: JobEvent): Html {
       return item(
         event,
         'Retried',
-        html`<div class="small muted">Instruction ${asText(d.retryOf)} again</div>`,
+        html`<div class="small muted">Instruction ${asText(d.retryOf)} again${typeof d.ref === 'string' && html` on ${asText(d.ref)}, the project's ref now (was ${asText(d.previousRef)})`}</div>`,
       );
     case 'run.started':
       return item(

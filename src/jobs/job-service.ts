@@ -61,6 +61,20 @@ export interface JobPage {
 
 export type JobService = ReturnType<typeof createJobService>;
 
+/**
+ * The base a retry runs on when it is not the job's: a job that never pushed a branch has
+ * nothing built on its old base, so it takes the project's repository and ref as they are now
+ * (after `project update --ref`, which is how a job that failed `ref-not-found` is mended).
+ */
+function retryBase(
+  project: Pick<ProjectRow, 'repository' | 'ref'>,
+  job: Pick<JobRow, 'branch' | 'repository' | 'ref'>,
+): { repository: string; ref: string } | undefined {
+  if (job.branch !== null) return undefined;
+  if (job.ref === project.ref && job.repository === project.repository) return undefined;
+  return { repository: project.repository, ref: project.ref };
+}
+
 /** A job whose values only stand in for parameters (see compileInsert): every column, in INSERT order. */
 const JOB_TEMPLATE: JobRow = {
   id: '',
@@ -217,6 +231,8 @@ export function createJobService(options: JobServiceOptions) {
       prompt: string;
       changes: readonly ChangeRequest[];
       event: { type: string; data: unknown };
+      /** A new base for the job (a retry of a job that never pushed takes the project's current one). */
+      base?: { repository: string; ref: string };
     },
   ) {
     const runId = await queueRun(trx, {
@@ -234,6 +250,7 @@ export function createJobService(options: JobServiceOptions) {
       updated_at: at.toISOString(),
       // A job created before any model was configured takes the one configured now.
       ...(job.model === '' && { model: chooseModel(project, undefined) }),
+      ...next.base,
     };
     await trx.updateTable('jobs').set(changes).where('id', '=', job.id).execute();
     await appendEvents(trx, [{ jobId: job.id, runId, ...next.event }], at);
@@ -427,11 +444,20 @@ export function createJobService(options: JobServiceOptions) {
           );
         }
         const last = await lastRun(trx, jobId);
+        const base = retryBase(project, job);
         return continueJob(trx, project, job, at, {
           seq: last.seq + 1,
           prompt: last.prompt,
           changes: last.changes,
-          event: { type: 'job.retried', data: { prompt: last.prompt, retryOf: last.seq } },
+          event: {
+            type: 'job.retried',
+            data: {
+              prompt: last.prompt,
+              retryOf: last.seq,
+              ...(base && { ref: base.ref, previousRef: job.ref }),
+            },
+          },
+          ...(base && { base }),
         });
       });
     },
