@@ -11,7 +11,7 @@ import { DocwrightError } from '../errors.ts';
 import { type AutomationForm, automationForm, automationInput, presetValues } from './automation-form.ts';
 import { deliveriesSection, takesDeliveries, watchedHookNames } from './delivery-table.ts';
 import { type Html, html } from './html.ts';
-import { csrfField, page, projectHeader, sendHtml, time } from './layout.ts';
+import { csrfField, page, projectHeader, sendHtml, serverBaseUrl, time } from './layout.ts';
 import { projectOf } from './projects.ts';
 import { setFlash, takeFlash } from './session.ts';
 
@@ -69,7 +69,7 @@ async function automationsPage(
   const base = `/projects/${project.id}/automations`;
   const csrf = csrfField(request.signedIn!);
   const body = html`${projectHeader(project, 'automations')}
-<p class="muted">Automations start jobs by themselves: when code merges into a context repository, on a schedule, when the docs are pushed, or when run by hand. Point your code host’s webhooks at <span class="mono">/hooks/${project.id}/{name}</span>; repositories are also polled.</p>
+<p class="muted">Automations start jobs by themselves: when code merges into a context repository, on a schedule, when the docs are pushed, or when run by hand. Point your code host’s webhooks at <span class="mono wrap">${serverBaseUrl(app.config, request)}/hooks/${project.id}/{name}</span> (<code>{name}</code>: a context repository, or <code>docs</code>; the settings page shows each one’s); repositories are also polled.</p>
 <section class="panel" aria-labelledby="automations-heading">
   <h2 id="automations-heading">Automations</h2>
   ${

@@ -160,3 +160,15 @@ export function projectHeader(
   <a href="/projects/${project.id}/settings" ${current('settings')}>Settings</a>
 </nav>`;
 }
+
+/**
+ * The server's address as the operator's browser reaches it: `DOCWRIGHT_PUBLIC_URL` when set,
+ * else the request's own (what the API base URL and hook URLs shown on pages start with).
+ */
+export function serverBaseUrl(
+  config: { publicUrl?: string | undefined },
+  request: { protocol: string; headers: { host?: string | undefined } },
+): string {
+  const own = request.headers.host === undefined ? '' : `${request.protocol}://${request.headers.host}`;
+  return (config.publicUrl ?? own).replace(/\/+$/, '');
+}
