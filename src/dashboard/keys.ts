@@ -52,7 +52,7 @@ export function registerKeyPages(server: FastifyInstance, app: AppUses): void {
     <div class="copyable"><input id="base-url" type="text" readonly value="${apiBase}" class="mono">
     <button type="button" data-copy="base-url" aria-label="Copy base URL">Copy</button></div></div>
   <p class="small">A first job from a shell (with the key in <code>DOCWRIGHT_API_KEY</code>):</p>
-  <pre class="wrap mono small" aria-label="curl example">${curlExample}</pre>
+  <pre class="command small" aria-label="curl example">${curlExample}</pre>
 </section>
 ${
   newKey &&
