@@ -3,12 +3,12 @@ import { type Command, Option } from 'commander';
 import { DocwrightError } from '../errors.ts';
 import type { ProjectDeletionImpact } from '../projects/project-deletion.ts';
 import type { ProjectView } from '../projects/projects.ts';
+import { refWarning } from '../projects/ref-check.ts';
 import { HOSTS } from '../projects/repository.ts';
 import { noteBaseUrl } from './context.ts';
 import { modelReport } from './model-report.ts';
 import { describe, print, table, withApp } from './output.ts';
 import { list, positiveInt, secretFile } from './parsers.ts';
-import { refWarning } from './ref-report.ts';
 
 /**
  * CLI option → project field. Options not given leave the field unchanged.

@@ -3,30 +3,11 @@
 // the first job failed ref-not-found, and after `project update --ref` a `job retry` still ran on
 // the old ref. Real CLI processes, real git, the API on loopback (both databases).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { AgentJob } from '../../src/client/types.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { bareWithMissingHead } from '../helpers/bare-repository.ts';
 import { runCli } from '../helpers/process.ts';
-import { temporaryDirectory } from '../helpers/temp.ts';
-
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', ...args], { cwd, stdio: 'pipe' });
-
-/** A bare repository whose HEAD names `main`, with only the branch `trunk` pushed to it. */
-function bareWithMissingHead(): string {
-  const root = temporaryDirectory('docwright-bare-head-');
-  const bare = path.join(root, 'docs.git');
-  const work = path.join(root, 'work');
-  execFileSync('git', ['init', '-q', '--bare', '--initial-branch=main', bare]);
-  execFileSync('git', ['init', '-q', '--initial-branch=trunk', work]);
-  execFileSync('sh', ['-c', `printf '# Docs\\n' > "${work}/index.mdx"`]);
-  git(work, 'add', '.');
-  git(work, 'commit', '-qm', 'init');
-  git(work, 'push', '-q', bare, 'trunk');
-  return bare;
-}
 
 describe('a ref the repository lacks', () => {
   let t: TestApp;

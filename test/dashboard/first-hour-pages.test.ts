@@ -5,16 +5,20 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
+import { bareWithMissingHead } from '../helpers/bare-repository.ts';
 import { createOperator, PASSWORD } from './browser.ts';
 
 describe('first-hour pages', () => {
   let t: TestApp;
   let base: string;
   let cookie: string;
+  let csrf: string;
   let projectId: string;
 
-  const get = async (path: string) => {
-    const res = await fetch(new URL(path, base), { headers: { cookie } });
+  /** `extra`: cookies a redirect set (the flash the next page shows). */
+  const get = async (path: string, extra?: Response) => {
+    const flash = extra?.headers.getSetCookie().map((c) => c.split(';')[0]) ?? [];
+    const res = await fetch(new URL(path, base), { headers: { cookie: [cookie, ...flash].join('; ') } });
     assert.equal(res.status, 200, path);
     return res.text();
   };
@@ -31,7 +35,15 @@ describe('first-hour pages', () => {
       body: new URLSearchParams({ email, password: PASSWORD }),
     });
     cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+    csrf = (await t.app.sessions.resolve(cookie.split('=')[1]!))!.session.csrfSecret;
   });
+  const post = (path: string, fields: Record<string, string>) =>
+    fetch(new URL(path, base), {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie, origin: base, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrf, ...fields }),
+    });
   after(() => t?.close());
 
   test('the API keys page shows the base URL and a curl example for this project', async () => {
@@ -70,5 +82,29 @@ describe('first-hour pages', () => {
       'the transcript uses the same words',
     );
     assert.doesNotMatch(page, />Retried</);
+  });
+
+  test('New project and Settings warn when the repository lacks the base branch (issue 35)', async () => {
+    const bare = bareWithMissingHead();
+    const created = await post('/projects/new', { name: 'Bare', repository: bare, docsDir: '.' });
+    assert.equal(created.status, 303);
+    const jobsPath = created.headers.get('location')!;
+    const id = jobsPath.split('/')[2]!;
+    assert.match(
+      await get(jobsPath, created),
+      /Warning: the ref main does not exist in .*docs\.git \(its branches are trunk\): jobs of this project will fail with ref-not-found until it does; change the Base branch in Settings\./,
+    );
+    const settings = async (ref: string) => {
+      const saved = await post(`/projects/${id}/settings`, {
+        name: 'Bare',
+        repository: bare,
+        ref,
+        docsDir: '.',
+      });
+      assert.equal(saved.status, 303);
+      return get(saved.headers.get('location')!, saved);
+    };
+    assert.match(await settings('nowhere'), /Settings saved\. Warning: the ref nowhere does not exist/);
+    assert.doesNotMatch(await settings('trunk'), /Warning:/);
   });
 });

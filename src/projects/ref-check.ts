@@ -12,7 +12,15 @@ import type { ProjectSecrets, ProjectView } from '../projects/projects.ts';
 /** How many branches a warning names at most. */
 const NAMED_BRANCHES = 10;
 
-export async function refWarning(project: ProjectView, secrets: ProjectSecrets): Promise<string | undefined> {
+/**
+ * Why jobs of the project would fail `ref-not-found`, or undefined. `remedy` says how to choose
+ * another ref where the reader is (a command, the settings page).
+ */
+export async function refWarning(
+  project: ProjectView,
+  secrets: ProjectSecrets,
+  remedy = `choose another with docwright project update ${project.id} --ref <branch>`,
+): Promise<string | undefined> {
   const access =
     project.host === 'local'
       ? { url: project.repository, env: {} }
@@ -28,7 +36,6 @@ export async function refWarning(project: ProjectView, secrets: ProjectSecrets):
     refs.branches.length > 0 ? `its branches are ${named}${more}` : 'it has no branch yet (push one first)';
   return (
     `the ref ${project.ref} does not exist in ${project.repository} (${has}): ` +
-    `jobs of this project will fail with ref-not-found until it does; ` +
-    `choose another with docwright project update ${project.id} --ref <branch>`
+    `jobs of this project will fail with ref-not-found until it does; ${remedy}`
   );
 }
