@@ -177,12 +177,22 @@ describe('automations pages', () => {
     if (SCREENSHOTS)
       await page.screenshot({ path: path.join(SCREENSHOTS, 'automation-page.png'), fullPage: true });
 
-    // At 375 px a trigger's type stays one word (it broke as "manu/al").
-    await page.setViewportSize({ width: 375, height: 900 });
-    const manual = page.getByRole('row', { name: /manual/ }).getByText('manual', { exact: true });
-    const box = await manual.boundingBox();
-    // One line of body text is about 24 px high; two would be twice that.
-    assert.ok(box && box.height < 32, `"manual" on one line (${box?.height} px)`);
+    // A trigger's type stays one word: between 641 and 900 px it broke as "manu/al" (a page
+    // whose only run is a manual one, so that its column is narrow).
+    const byHand = await t.app.automations.service.create(projectId, {
+      name: 'By hand',
+      trigger: { type: 'manual' },
+      instruction: 'Check the links.',
+    });
+    await t.app.automations.service.trigger(projectId, byHand.id, {});
+    await page.goto(`/projects/${projectId}/automations/${byHand.id}`);
+    for (const width of [760, 375]) {
+      await page.setViewportSize({ width, height: 900 });
+      const manual = page.getByRole('row', { name: /manual/ }).getByText('manual', { exact: true });
+      const box = await manual.boundingBox();
+      // One line of body text is about 20 px high; two would be twice that.
+      assert.ok(box && box.height < 32, `"manual" on one line at ${width} px (${box?.height} px)`);
+    }
     if (SCREENSHOTS)
       await page.screenshot({ path: path.join(SCREENSHOTS, 'automation-page-375.png'), fullPage: true });
     await page.setViewportSize({ width: 1280, height: 900 });
