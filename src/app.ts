@@ -21,7 +21,7 @@ import {
 import { createProjectService, type ProjectService } from './projects/projects.ts';
 import { resolveSecretKey, SecretBox } from './projects/secret-box.ts';
 import { processSecrets } from './redact.ts';
-import { runningDefaultModel } from './servers/servers.ts';
+import { runningJobDefaults } from './servers/servers.ts';
 import { openStore, type Store } from './store/database.ts';
 import { createSignals, type Signals } from './store/signals.ts';
 import { createWebhookService, type WebhookService } from './webhooks/webhooks.ts';
@@ -70,9 +70,9 @@ export interface OpenAppOptions {
   /** The context repositories automations watch and their webhook secrets (tests). */
   contexts?: ContextRepositories;
   /**
-   * Give new jobs the default model of the running server (servers.ts) instead of this process's
-   * `DOCWRIGHT_MODEL`: a command that creates work creates what the server's API would, whatever
-   * its shell holds. This process's own setting counts only when no server is running.
+   * Give new jobs the defaults of the running server (servers.ts: its `DOCWRIGHT_MODEL` and
+   * `DOCWRIGHT_RATE_LIMIT`) instead of this process's: a command that creates work creates what
+   * the server's API would, whatever its shell holds. Its own count only when no server runs.
    */
   serverDefaults?: boolean;
 }
@@ -132,17 +132,18 @@ export async function openApp(config: Config, options: OpenAppOptions = {}): Pro
     publicUrl: config.publicUrl,
     now,
   });
-  const defaultModel = options.serverDefaults
-    ? await runningDefaultModel(store.db, now(), config.defaultModel).catch(async (error) => {
+  const own = { model: config.defaultModel, rateLimit: config.defaultRateLimit };
+  const defaults = options.serverDefaults
+    ? await runningJobDefaults(store.db, now(), own).catch(async (error) => {
         await store.close();
         throw error;
       })
-    : config.defaultModel;
+    : own;
   const jobs = createJobService({
     store,
     promptMaxChars: config.promptMaxChars,
-    defaultRateLimit: config.defaultRateLimit,
-    defaultModel,
+    defaultRateLimit: defaults.rateLimit,
+    defaultModel: defaults.model,
     now,
     publish: (signal) => signals.publish(signal),
   });

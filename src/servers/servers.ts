@@ -36,6 +36,8 @@ export interface ServerSettings {
   openaiCompatibleBaseUrl: string | null;
   /** `DOCWRIGHT_WEBHOOK_ALLOW_PRIVATE`. */
   webhookAllowPrivate: boolean;
+  /** `DOCWRIGHT_RATE_LIMIT`: uses per hour of projects that set none (absent in older rows). */
+  defaultRateLimit?: number;
 }
 
 export interface ServerProcess {
@@ -74,6 +76,7 @@ export function effectiveSettings(config: Config, env: NodeJS.ProcessEnv = proce
     },
     openaiCompatibleBaseUrl: shownUrl(env.DOCWRIGHT_OPENAI_COMPATIBLE_BASE_URL),
     webhookAllowPrivate: config.webhooks.allowPrivate,
+    defaultRateLimit: config.defaultRateLimit,
   };
 }
 
@@ -124,19 +127,28 @@ export const jobCreators = (servers: ServerProcess[]): ServerProcess[] => {
   return creators.length > 0 ? creators : servers;
 };
 
+/** What a job created now gets from the process that creates it. */
+export interface JobDefaults {
+  model: string | undefined;
+  rateLimit: number;
+}
+
 /**
- * The default model of a job created now, as the running server would choose it: its
- * `DOCWRIGHT_MODEL` (the first that has one when they disagree), or `fallback` (this process's)
- * when no process is running.
+ * The defaults of a job created now, as the running server would apply them: its
+ * `DOCWRIGHT_MODEL` (the first that has one when they disagree) and `DOCWRIGHT_RATE_LIMIT`, or
+ * `fallback` (this process's) when no process is running.
  */
-export async function runningDefaultModel(
+export async function runningJobDefaults(
   db: Kysely<Database>,
   now: Date,
-  fallback: string | undefined,
-): Promise<string | undefined> {
+  fallback: JobDefaults,
+): Promise<JobDefaults> {
   const creators = jobCreators(await liveServers(db, now));
   if (creators.length === 0) return fallback;
-  return creators.find((s) => s.settings.defaultModel)?.settings.defaultModel ?? undefined;
+  return {
+    model: creators.find((s) => s.settings.defaultModel)?.settings.defaultModel ?? undefined,
+    rateLimit: creators[0]!.settings.defaultRateLimit ?? fallback.rateLimit,
+  };
 }
 
 /** `serve on host (pid 123)`: a process, for people. */

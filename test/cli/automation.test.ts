@@ -216,4 +216,47 @@ describe('docwright automation', () => {
     // No server running: this shell's setting is all there is.
     assert.equal(await runWith({ DOCWRIGHT_MODEL: 'anthropic/shell-model' }), 'anthropic/shell-model');
   });
+
+  test('run counts against the running server’s rate limit, not this shell’s default', async () => {
+    const { projectId } = await seedProject(t.app);
+    const manual = await t.app.automations.service.create(projectId, {
+      name: 'By hand',
+      trigger: { type: 'manual' },
+      instruction: 'Check the home page.',
+    });
+    const seen = new Date().toISOString();
+    await t.app.store.db
+      .insertInto('server_processes')
+      .values({
+        id: 'srv_limited',
+        host: 'here',
+        pid: 1,
+        serves_api: 1,
+        runs_jobs: 1,
+        version: '0.1.0',
+        settings: JSON.stringify({
+          defaultModel: 'openai-compatible/server-model',
+          modelKeys: { anthropic: false, openai: false, openaiCompatible: false },
+          openaiCompatibleBaseUrl: null,
+          webhookAllowPrivate: false,
+          defaultRateLimit: 1,
+        }),
+        started_at: seen,
+        seen_at: seen,
+      })
+      .execute();
+    try {
+      const run = () =>
+        runCli(['automation', 'run', '--project', projectId, manual.id, '--json'], {
+          ...t.database.env,
+          DOCWRIGHT_RATE_LIMIT: '1000',
+        });
+      assert.equal((await run()).code, 0);
+      const second = await run();
+      assert.notEqual(second.code, 0, 'the server allows one job an hour');
+      assert.match(second.stderr, /rate/i);
+    } finally {
+      await t.app.store.db.deleteFrom('server_processes').where('id', '=', 'srv_limited').execute();
+    }
+  });
 });
