@@ -233,8 +233,10 @@ describe('job page: live status and transcript, diff, follow-up, archive', () =>
     );
     await page.getByRole('button', { name: 'Retry' }).click();
     await page.getByText('Retrying: the agent runs the last instruction again.').waitFor();
-    await page.getByText('Instruction 1 again').waitFor();
+    // Named alike in the transcript and the list of instructions (issue 35: "Retried" / "Follow-up 1").
+    await page.locator('#transcript .kind', { hasText: 'Retry of instruction 1' }).waitFor();
     await waitFor(async () => (await status().textContent()) === 'completed', { timeoutMs: 15_000 });
+    await page.locator('#job-instructions', { hasText: 'Retry of instruction 1' }).waitFor();
     const runs = await t.app.store.db
       .selectFrom('job_runs')
       .select(['prompt', 'status'])
