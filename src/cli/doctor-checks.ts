@@ -28,8 +28,8 @@ import {
   type Outcome,
 } from './doctor-probes.ts';
 import {
+  checkServedDefault,
   checkServedModel,
-  type RunningServers,
   runningServers,
   servedDefaultModel,
 } from './doctor-servers.ts';
@@ -239,23 +239,6 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorRepo
     })),
     projectNames,
   };
-}
-
-/** The servers' default model: what projects that name no model run on. */
-function checkServedDefault(
-  running: RunningServers,
-  projects: ProjectView[],
-  probe: ModelProbe,
-  signal: AbortSignal,
-): Promise<Outcome> {
-  const modelId = servedDefaultModel(running);
-  if (!modelId && projects.length > 0 && projects.every((p) => p.model)) {
-    return Promise.resolve({
-      status: 'ok',
-      detail: 'the running server has no DOCWRIGHT_MODEL; every project checked names its own model',
-    });
-  }
-  return checkServedModel(modelId, { env: probe.env }, running, probe, signal);
 }
 
 /**

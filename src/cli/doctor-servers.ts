@@ -9,6 +9,7 @@
 import { type ResolveModelOptions, resolveModel } from '../agent/model-resolution.ts';
 import { AgentFailure } from '../agent/types.ts';
 import type { Config } from '../config.ts';
+import type { ProjectView } from '../projects/projects.ts';
 import {
   describeServer,
   effectiveSettings,
@@ -89,4 +90,21 @@ export async function checkServedModel(
     status: 'ok',
     detail: `${modelId} is configured (${by}, whose keys and endpoint differ from this shell's: not contacted from here)`,
   };
+}
+
+/** The servers' default model: what projects that name no model run on. */
+export function checkServedDefault(
+  running: RunningServers,
+  projects: ProjectView[],
+  probe: ModelProbe,
+  signal: AbortSignal,
+): Promise<Outcome> {
+  const modelId = servedDefaultModel(running);
+  if (!modelId && projects.length > 0 && projects.every((p) => p.model)) {
+    return Promise.resolve({
+      status: 'ok',
+      detail: 'the running server has no DOCWRIGHT_MODEL; every project checked names its own model',
+    });
+  }
+  return checkServedModel(modelId, { env: probe.env }, running, probe, signal);
 }
