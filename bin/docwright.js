@@ -1,10 +1,13 @@
 #!/usr/bin/env node
 // The docwright command. An installed package runs its compiled JavaScript (dist/); a checkout
 // runs the TypeScript sources directly, so an edit needs no build. On Node releases that need a
-// flag for what docwright uses, it starts again with the flag.
+// flag for what docwright uses, it starts again with the flag. Nothing here may need a newer Node
+// than the version check below can run on (a named import that Node 20 lacks, such as
+// `enableCompileCache`, fails before any line runs): what newer releases add is read off the
+// module's namespace after the check.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { enableCompileCache } from 'node:module';
+import nodeModule from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const [major, minor] = process.versions.node.split('.').map(Number);
@@ -31,7 +34,7 @@ const missing = flags.filter((flag) => !process.execArgv.includes(flag));
 
 // Stripped types and bytecode kept in Node's compile cache (the agent processes share it): a
 // command starts in about half the time.
-enableCompileCache?.();
+nodeModule.enableCompileCache?.();
 
 if (missing.length > 0) {
   const child = spawn(process.execPath, [...process.execArgv, ...missing, ...process.argv.slice(1)], {

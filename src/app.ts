@@ -22,6 +22,7 @@ import {
 import { createProjectService, type ProjectService } from './projects/projects.ts';
 import { resolveSecretKey, SecretBox } from './projects/secret-box.ts';
 import { processSecrets } from './redact.ts';
+import { runningJobDefaults } from './servers/servers.ts';
 import { openStore, type Store } from './store/database.ts';
 import { createSignals, type Signals } from './store/signals.ts';
 import { createWebhookService, type WebhookService } from './webhooks/webhooks.ts';
@@ -71,6 +72,12 @@ export interface OpenAppOptions {
   contexts?: ContextRepositories;
   /** How automations read a change's commits and files (tests; default: through its host). */
   changeDetails?: ChangeDetailsOf;
+  /**
+   * Give new jobs the defaults of the running server (servers.ts: its `DOCWRIGHT_MODEL` and
+   * `DOCWRIGHT_RATE_LIMIT`) instead of this process's: a command that creates work creates what
+   * the server's API would, whatever its shell holds. Its own count only when no server runs.
+   */
+  serverDefaults?: boolean;
 }
 
 export async function openApp(config: Config, options: OpenAppOptions = {}): Promise<App> {
@@ -130,11 +137,18 @@ export async function openApp(config: Config, options: OpenAppOptions = {}): Pro
     now,
     allowLinkLocalRepositories: config.allowLinkLocalRepositories,
   });
+  const own = { model: config.defaultModel, rateLimit: config.defaultRateLimit };
+  const defaults = options.serverDefaults
+    ? await runningJobDefaults(store.db, now(), own).catch(async (error) => {
+        await store.close();
+        throw error;
+      })
+    : own;
   const jobs = createJobService({
     store,
     promptMaxChars: config.promptMaxChars,
-    defaultRateLimit: config.defaultRateLimit,
-    defaultModel: config.defaultModel,
+    defaultRateLimit: defaults.rateLimit,
+    defaultModel: defaults.model,
     now,
     publish: (signal) => signals.publish(signal),
   });

@@ -20,7 +20,14 @@ import { DEFAULT_TIME_ZONE, scheduleProblem } from './schedule.ts';
 export const TRIGGER_TYPES = ['code-change', 'schedule', 'docs-push', 'manual'] as const;
 export type TriggerType = (typeof TRIGGER_TYPES)[number];
 
-export const RUN_OUTCOMES = ['running', 'pull-request', 'no-changes-needed', 'failed', 'skipped'] as const;
+export const RUN_OUTCOMES = [
+  'running',
+  'pull-request',
+  'branch-pushed',
+  'no-changes-needed',
+  'failed',
+  'skipped',
+] as const;
 export type RunOutcome = (typeof RUN_OUTCOMES)[number];
 
 /** Why a run was skipped (its `reason`), so that a user sees why nothing happened. */

@@ -24,6 +24,21 @@ export interface HookDeliveryInput {
 
 export type HookDeliveryRow = HookDeliveryTable;
 
+/** A delivery as people see it (`automation deliveries`, an automation's page): no body. */
+export interface HookDeliverySummary {
+  id: string;
+  /** The hook URL's repository: a context repository's name, or `docs`. */
+  name: string;
+  deliveryId: string;
+  host: string;
+  event: string | null;
+  receivedAt: string;
+  /** Null while it waits to be processed. */
+  processedAt: string | null;
+  /** `runs: N`, `ignored: <why>`, `failed: <code>`; null while waiting. */
+  result: string | null;
+}
+
 export type HookDeliveryStore = ReturnType<typeof createHookDeliveryStore>;
 
 /**
@@ -141,6 +156,46 @@ export function createHookDeliveryStore(deps: {
         .orderBy('id')
         .limit(limit)
         .execute();
+    },
+
+    /** When the oldest push held back (see `waiting`) arrived, or undefined when none waits. */
+    async oldestWaitingPush(): Promise<string | undefined> {
+      const row = await db
+        .selectFrom('hook_deliveries')
+        .select('received_at')
+        .where('processed_at', 'is', null)
+        .where('event', 'in', PUSH_EVENTS)
+        .orderBy('received_at')
+        .limit(1)
+        .executeTakeFirst();
+      return row?.received_at;
+    },
+
+    /** The project's deliveries, newest first: to the hook URLs of `names` when given. */
+    async recent(
+      projectId: string,
+      options: { names?: string[]; limit?: number } = {},
+    ): Promise<HookDeliverySummary[]> {
+      let query = db
+        .selectFrom('hook_deliveries')
+        .select(['id', 'name', 'delivery_id', 'host', 'event', 'received_at', 'processed_at', 'result'])
+        .where('project_id', '=', projectId);
+      if (options.names) query = query.where('name', 'in', options.names.length > 0 ? options.names : ['']);
+      const rows = await query
+        .orderBy('received_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(options.limit ?? 20)
+        .execute();
+      return rows.map((row) => ({
+        id: row.id,
+        name: row.name,
+        deliveryId: row.delivery_id,
+        host: row.host,
+        event: row.event,
+        receivedAt: row.received_at,
+        processedAt: row.processed_at,
+        result: row.result,
+      }));
     },
 
     async markProcessed(id: string, result: string): Promise<void> {

@@ -105,6 +105,7 @@ interface RunRowWithJob {
   created_at: string;
   job_status: string | null;
   job_pr_link: string | null;
+  job_branch: string | null;
   job_error_code: string | null;
 }
 
@@ -125,14 +126,18 @@ export function selectRuns(db: Kysely<Database>) {
       'r.created_at',
       'j.status as job_status',
       'j.pr_link as job_pr_link',
+      'j.branch as job_branch',
       'j.error_code as job_error_code',
     ]);
 }
 
 /**
- * A run as the API shows it. A run with a job follows the job: `running` while it is active,
- * `pull-request` when it completed with a pull request, `no-changes-needed` when it completed
- * without one, `failed` (reason: the job's error code, or `cancelled`) otherwise.
+ * A run as the API shows it. A run with a job follows what the job did: `running` while it is
+ * active, `pull-request` when it completed with a pull request, `branch-pushed` when it pushed
+ * its changes to a branch and opened no pull request (a local repository has none),
+ * `no-changes-needed` when it completed without changing anything, `failed` (reason: the job's
+ * error code, or `cancelled`) otherwise. The job's branch is set only when something was
+ * committed to it (worker/pipeline.ts).
  */
 export function toRun(row: RunRowWithJob): AutomationRun {
   let outcome = row.outcome as RunOutcome;
@@ -140,7 +145,7 @@ export function toRun(row: RunRowWithJob): AutomationRun {
   if (row.job_id !== null && outcome === 'running') {
     switch (row.job_status) {
       case 'completed':
-        outcome = row.job_pr_link ? 'pull-request' : 'no-changes-needed';
+        outcome = row.job_pr_link ? 'pull-request' : row.job_branch ? 'branch-pushed' : 'no-changes-needed';
         break;
       case 'failed':
         outcome = 'failed';

@@ -1,11 +1,13 @@
 /**
- * `docwright automation create|list|show|runs|run|enable|disable|delete` (docs/automations.mdx). Admin
+ * `docwright automation create|list|show|runs|deliveries|run|enable|disable|delete` (docs/automations.mdx). Admin
  * commands: they use the database directly, as `webhook` does. `run` starts a job like the API's
- * trigger: a worker (`docwright serve` or `docwright worker`) runs it.
+ * trigger — with the running server's default model, not this shell's — and a worker
+ * (`docwright serve` or `docwright worker`) runs it.
  */
 import { type Command, Option } from 'commander';
 import type { Automation, AutomationRun } from '../automations/automation.ts';
 import { TRIGGER_TYPES } from '../automations/automation.ts';
+import type { HookDeliverySummary } from '../automations/hook-deliveries.ts';
 import { describe, print, table, withApp } from './output.ts';
 import { fileContents, list, positiveInt } from './parsers.ts';
 
@@ -38,6 +40,14 @@ const runRow = (r: AutomationRun) => [
   r.reason ?? '',
   r.jobId ?? '-',
   r.trigger.scheduledFor ?? r.createdAt,
+];
+
+const deliveryRow = (d: HookDeliverySummary) => [
+  d.receivedAt,
+  d.name,
+  `${d.host} ${d.event ?? '-'}`,
+  d.deliveryId,
+  d.result ?? 'waiting to be processed',
 ];
 
 interface CreateOptions {
@@ -169,13 +179,44 @@ export function registerAutomationCommands(program: Command): void {
     });
 
   automation
+    .command('deliveries')
+    .description(
+      "the code host's webhook deliveries to the project's hook URLs, newest first, with what each started or why nothing",
+    )
+    .requiredOption('--project <id>', 'project id')
+    .option(
+      '--repository <name>',
+      'only those to this hook URL: a context repository, or docs (repeatable)',
+      list,
+    )
+    .option('--limit <n>', 'how many (1–100, default 20)', positiveInt)
+    .option('--json', 'print as JSON')
+    .action(async (options: { project: string; repository?: string[]; limit?: number; json?: boolean }) => {
+      const deliveries = await withApp(async (app) => {
+        await app.projects.get(options.project);
+        return app.automations.deliveries.recent(options.project, {
+          names: options.repository,
+          limit: Math.min(options.limit ?? 20, 100),
+        });
+      });
+      print(options.json, { deliveries }, () =>
+        deliveries.length === 0
+          ? `no deliveries yet: the hook URLs are /hooks/${options.project}/<repository> (docs/automations.mdx)`
+          : table(['RECEIVED', 'REPOSITORY', 'EVENT', 'DELIVERY', 'RESULT'], deliveries.map(deliveryRow)),
+      );
+    });
+
+  automation
     .command('run')
     .description('run an automation now (a job that a worker runs; counts against the rate limit)')
     .requiredOption('--project <id>', 'project id')
     .argument('<automation-id>', 'automation id (aut_…)')
     .option('--json', 'print as JSON')
     .action(async (id: string, options) => {
-      const started = await withApp((app) => app.automations.service.trigger(options.project, id, {}));
+      // The job gets the running server's default model, as the API's trigger and Run now give it.
+      const started = await withApp((app) => app.automations.service.trigger(options.project, id, {}), {
+        serverDefaults: true,
+      });
       const result = { automationId: started.automationId, runId: started.runId, jobId: started.jobId };
       print(options.json, result, () => `run ${result.runId} started job ${result.jobId}`);
     });

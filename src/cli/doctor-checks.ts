@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import pino from 'pino';
+import { projectModelOptions } from '../agent/model-resolution.ts';
 import { type App, openApp } from '../app.ts';
 import { type Config, loadConfig } from '../config.ts';
 import { environmentSecrets } from '../environment-secrets.ts';
@@ -15,6 +16,7 @@ import { DocwrightError } from '../errors.ts';
 import { createLogger } from '../logger.ts';
 import { confidentialValues, type ProjectSecrets, type ProjectView } from '../projects/projects.ts';
 import { createRedactor, processSecrets, type Redact } from '../redact.ts';
+import { liveServers } from '../servers/servers.ts';
 import { type MigrationStatus, migrationStatus } from '../store/migrations.ts';
 import {
   checkGit,
@@ -26,6 +28,12 @@ import {
   type Outcome,
 } from './doctor-probes.ts';
 import { checkProjectChecks, checkSandbox } from './doctor-sandbox.ts';
+import {
+  checkServedDefault,
+  checkServedModel,
+  runningServers,
+  servedDefaultModel,
+} from './doctor-servers.ts';
 
 export type CheckStatus = Outcome['status'];
 
@@ -139,7 +147,9 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorRepo
   try {
     config = loadConfig(env);
     const database = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `SQLite in ${config.dataDir}`;
-    const model = config.defaultModel ? `DOCWRIGHT_MODEL ${config.defaultModel}` : 'DOCWRIGHT_MODEL not set';
+    const model = config.defaultModel
+      ? `DOCWRIGHT_MODEL ${config.defaultModel}`
+      : 'DOCWRIGHT_MODEL not set in this shell';
     add('configuration', { status: 'ok', detail: `valid: ${database}, ${model}` });
   } catch (error) {
     add('configuration', {
@@ -162,9 +172,16 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorRepo
       const loaded = await checkSecretKey(config, app, projects, add);
       const probe: ModelProbe = { skip: options.skipModel ?? false, env, memo: new Map() };
       const defaults = config;
+      // A running server's settings decide a job's model, not this shell's (doctor-servers.ts).
+      const servers = app ? await liveServers(app.store.db, app.now()).catch(() => []) : [];
+      const running = servers.length > 0 ? runningServers(servers, config, env) : undefined;
       add(
         'model',
-        task('model', (signal) => checkGlobalModel(defaults.defaultModel, projects, probe, signal)),
+        task('model', (signal) =>
+          running
+            ? checkServedDefault(running, projects, probe, signal)
+            : checkGlobalModel(defaults.defaultModel, projects, probe, signal),
+        ),
       );
       for (const project of projects) {
         const credentials = loaded.get(project.id) ?? {};
@@ -206,7 +223,15 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorRepo
         add(
           'model',
           task(label('model'), (s) =>
-            checkProjectModel(defaults.defaultModel, project, credentials, probe, s),
+            running
+              ? checkServedModel(
+                  project.model ?? servedDefaultModel(running),
+                  projectModelOptions(project, credentials, env),
+                  running,
+                  probe,
+                  s,
+                )
+              : checkProjectModel(defaults.defaultModel, project, credentials, probe, s),
           ),
           project,
         );

@@ -384,7 +384,14 @@ export function registerJobCommands(program: Command): void {
       handled(async (id: string, flags: WorkFlags) => {
         const connection = connect(flags);
         const idempotencyKey = flags.idempotencyKey ?? randomUUID();
+        const before = await connection.client.getJob(connection.projectId, id);
         const queued = await connection.client.retryJob(connection.projectId, id, { idempotencyKey });
+        if (queued.source.ref !== before.source.ref) {
+          // A job that never pushed takes the project's ref as it is now (project update --ref).
+          process.stderr.write(
+            `docwright: note: the retry runs on ${queued.source.ref}, the project's ref now (the job was created on ${before.source.ref})\n`,
+          );
+        }
         return printQueued(connection, queued, flags);
       }),
     );

@@ -3,6 +3,7 @@ import { type Command, Option } from 'commander';
 import { DocwrightError } from '../errors.ts';
 import type { ProjectDeletionImpact } from '../projects/project-deletion.ts';
 import type { ProjectView } from '../projects/projects.ts';
+import { refWarning } from '../projects/ref-check.ts';
 import { HOSTS } from '../projects/repository.ts';
 import { noteBaseUrl } from './context.ts';
 import { modelReport } from './model-report.ts';
@@ -216,11 +217,14 @@ export function registerProjectCommands(program: Command): void {
   withFields(project.command('create').description('create a project'), ['name', 'repository']).action(
     async (options) => {
       warnAboutBareSecrets(options);
-      const [created, report] = await withApp(async (app) => {
+      const [created, report, missingRef] = await withApp(async (app) => {
         const project = await app.projects.create(inputFrom(options));
-        return [project, await modelReport(app, project)] as const;
+        const secrets = await app.projects.getSecrets(project.id);
+        return [project, await modelReport(app, project), await refWarning(project, secrets)] as const;
       }).catch(withFlagNames);
-      for (const warning of report.warnings) process.stderr.write(`docwright: warning: ${warning}\n`);
+      for (const warning of [...report.warnings, ...(missingRef ? [missingRef] : [])]) {
+        process.stderr.write(`docwright: warning: ${warning}\n`);
+      }
       for (const note of report.notes) process.stderr.write(`docwright: note: ${note}\n`);
       print(
         options.json,
@@ -239,7 +243,16 @@ export function registerProjectCommands(program: Command): void {
     if (Object.keys(input).length === 0) {
       throw new DocwrightError('invalid-request', 'nothing to change: give at least one field option');
     }
-    const updated = await withApp((app) => app.projects.update(id, input)).catch(withFlagNames);
+    const [updated, missingRef] = await withApp(async (app) => {
+      const project = await app.projects.update(id, input);
+      // A new ref or repository: does the ref exist there? (Jobs that failed on the old one take the new one when retried.)
+      const moved = input.ref !== undefined || input.repository !== undefined;
+      return [
+        project,
+        moved ? await refWarning(project, await app.projects.getSecrets(id)) : undefined,
+      ] as const;
+    }).catch(withFlagNames);
+    if (missingRef) process.stderr.write(`docwright: warning: ${missingRef}\n`);
     print(options.json, updated, () => human(updated));
   });
 

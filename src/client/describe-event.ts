@@ -33,7 +33,8 @@ function toolTarget(input: unknown): string {
 const describers: Record<string, (data: Data) => string> = {
   'job.created': (d) => clean(d.prompt),
   'job.message': (d) => clean(d.prompt),
-  'job.retried': (d) => `instruction ${d.retryOf ?? '?'} again`,
+  'job.retried': (d) =>
+    `instruction ${d.retryOf ?? '?'} again${typeof d.ref === 'string' ? ` on ${clean(d.ref)}, the project's ref now (was ${clean(d.previousRef)})` : ''}`,
   'run.started': (d) => `attempt ${d.attempt ?? 1}`,
   'run.requeued': (d) => clean(d.reason),
   'agent.text': (d) => clean(d.text),

@@ -1,15 +1,17 @@
 /**
  * `/projects/{projectId}/automations` (docs/automations.mdx): the project's automations with their last
  * outcome, enable/disable, `Run now`, the `New automation` form (automation-form.ts), and each
- * automation's page with its runs (outcome, reason, job link).
+ * automation's page with its runs (outcome, reason, job link) and the webhook deliveries it
+ * watches (delivery-table.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../app.ts';
 import type { Automation, AutomationRun } from '../automations/automation.ts';
 import { DocwrightError } from '../errors.ts';
 import { type AutomationForm, automationForm, automationInput, presetValues } from './automation-form.ts';
+import { deliveriesSection, takesDeliveries, watchedHookNames } from './delivery-table.ts';
 import { type Html, html } from './html.ts';
-import { csrfField, page, projectHeader, sendHtml, time } from './layout.ts';
+import { csrfField, page, projectHeader, sendHtml, serverBaseUrl, time } from './layout.ts';
 import { projectOf } from './projects.ts';
 import { setFlash, takeFlash } from './session.ts';
 
@@ -46,9 +48,10 @@ export function triggerSummary(a: Automation): string {
   }
 }
 
-const outcomeBadge = (run: AutomationRun | undefined): Html =>
+/** A run's outcome; with its reason where no column of its own shows it (the list). */
+const outcomeBadge = (run: AutomationRun | undefined, withReason = true): Html =>
   run
-    ? html`<span class="status outcome-${run.outcome}">${run.outcome}</span>${run.reason && html` <span class="small muted">(${run.reason})</span>`}`
+    ? html`<span class="status outcome-${run.outcome}">${run.outcome}</span>${withReason && run.reason && html` <span class="small muted">(${run.reason})</span>`}`
     : html`<span class="muted">never run</span>`;
 
 async function automationsPage(
@@ -66,7 +69,7 @@ async function automationsPage(
   const base = `/projects/${project.id}/automations`;
   const csrf = csrfField(request.signedIn!);
   const body = html`${projectHeader(project, 'automations')}
-<p class="muted">Automations start jobs by themselves: when code merges into a context repository, on a schedule, when the docs are pushed, or when run by hand. Point your code host’s webhooks at <span class="mono">/hooks/${project.id}/{name}</span>; repositories are also polled.</p>
+<p class="muted">Automations start jobs by themselves: when code merges into a context repository, on a schedule, when the docs are pushed, or when run by hand. Point your code host’s webhooks at <span class="mono wrap">${serverBaseUrl(app.config, request)}/hooks/${project.id}/{name}</span> (<code>{name}</code>: a context repository, or <code>docs</code>; the settings page shows each one’s); repositories are also polled.</p>
 <section class="panel" aria-labelledby="automations-heading">
   <h2 id="automations-heading">Automations</h2>
   ${
@@ -80,7 +83,7 @@ async function automationsPage(
       <td data-label="Name"><a href="${base}/${a.id}">${a.name}</a></td>
       <td data-label="Runs on" class="small">${triggerSummary(a)}</td>
       <td data-label="Last outcome"><div>${outcomeBadge(last)}${last && html` <span class="small muted">${time(last.createdAt, now)}</span>`}</div></td>
-      <td data-label="State"><span class="status status-${a.enabled ? 'enabled' : 'disabled'}">${a.enabled ? 'enabled' : 'disabled'}</span></td>
+      <td data-label="State"><div><span class="status status-${a.enabled ? 'enabled' : 'disabled'}">${a.enabled ? 'enabled' : 'disabled'}</span></div></td>
       <td data-label=""><div class="actions">
         <form method="post" action="${base}/${a.id}/run">${csrf}<button type="submit" class="small-button">Run now<span class="skip"> ${a.name}</span></button></form>
         <form method="post" action="${base}/${a.id}/${a.enabled ? 'disable' : 'enable'}">${csrf}<button type="submit" class="small-button">${a.enabled ? 'Disable' : 'Enable'}<span class="skip"> ${a.name}</span></button></form>
@@ -109,12 +112,12 @@ function runsTable(projectId: string, runs: AutomationRun[], now: Date): Html {
   <thead><tr><th scope="col">Run</th><th scope="col">Trigger</th><th scope="col">Outcome</th><th scope="col">Reason</th><th scope="col">Job</th><th scope="col">When</th></tr></thead>
   <tbody>${runs.map(
     (r) => html`<tr>
-    <td data-label="Run" class="mono small">${r.id}</td>
-    <td data-label="Trigger">${r.trigger.type}${r.trigger.changes.length > 0 && html`<div class="small muted">${r.trigger.changes.map((c) => `${c.repository} ${'pullRequest' in c ? `#${c.pullRequest}` : 'commit' in c ? c.commit.slice(0, 12) : c.range}`).join(', ')}</div>`}</td>
-    <td data-label="Outcome">${outcomeBadge(r)}</td>
-    <td data-label="Reason">${r.reason ?? html`<span class="muted">—</span>`}</td>
-    <td data-label="Job">${r.jobId ? html`<a href="/projects/${projectId}/jobs/${r.jobId}" class="mono small">${r.jobId}</a>` : html`<span class="muted">none</span>`}</td>
-    <td data-label="When">${time(r.trigger.scheduledFor ?? r.createdAt, now)}</td>
+    <td data-label="Run" class="mono small"><div>${r.id}</div></td>
+    <td data-label="Trigger"><div><span class="nowrap">${r.trigger.type}</span>${r.trigger.changes.length > 0 && html`<div class="small muted">${r.trigger.changes.map((c) => `${c.repository} ${'pullRequest' in c ? `#${c.pullRequest}` : 'commit' in c ? c.commit.slice(0, 12) : c.range}`).join(', ')}</div>`}</div></td>
+    <td data-label="Outcome"><div>${outcomeBadge(r, false)}</div></td>
+    <td data-label="Reason"><div>${r.reason ?? html`<span class="muted">—</span>`}</div></td>
+    <td data-label="Job"><div>${r.jobId ? html`<a href="/projects/${projectId}/jobs/${r.jobId}" class="mono small">${r.jobId}</a>` : html`<span class="muted">none</span>`}</div></td>
+    <td data-label="When"><div>${time(r.trigger.scheduledFor ?? r.createdAt, now)}</div></td>
   </tr>`,
   )}</tbody>
 </table>`;
@@ -159,11 +162,15 @@ export function registerAutomationPages(server: FastifyInstance, app: AppUses): 
       const runs = await service
         .runs(project.id, automation.id, { limit: String(RUNS_PAGE_SIZE), cursor })
         .catch(() => service.runs(project.id, automation.id, { limit: String(RUNS_PAGE_SIZE) }));
+      const deliveries = takesDeliveries(automation)
+        ? await app.automations.deliveries.recent(project.id, { names: watchedHookNames(automation) })
+        : undefined;
       const flash = takeFlash(request, reply, app);
       const now = app.now();
       const base = `/projects/${project.id}/automations/${automation.id}`;
       const csrf = csrfField(request.signedIn!);
-      const body = html`${projectHeader(project, 'automations')}
+      const trail = html`<a href="/projects/${project.id}/automations">Automations</a> / ${automation.name}`;
+      const body = html`${projectHeader(project, 'automations', '', trail)}
 <div class="page-head"><div><h2>${automation.name}</h2><p>${triggerSummary(automation)} · <span class="status status-${automation.enabled ? 'enabled' : 'disabled'}">${automation.enabled ? 'enabled' : 'disabled'}</span>${automation.draft && ' · draft pull requests'}</p></div>
   <div class="actions">
     <form method="post" action="${base}/run">${csrf}<button type="submit" class="primary">Run now</button></form>
@@ -171,13 +178,14 @@ export function registerAutomationPages(server: FastifyInstance, app: AppUses): 
     <form method="post" action="${base}/delete">${csrf}<button type="submit" class="danger">Delete</button></form>
   </div></div>
 <section class="panel" aria-labelledby="instruction-heading"><h3 id="instruction-heading">Instruction</h3><pre class="wrap">${automation.instruction}</pre></section>
-<section aria-labelledby="runs-heading"><h3 id="runs-heading">Runs</h3>
-  ${runs.runs.length === 0 ? html`<div class="panel empty"><p>No runs yet.</p></div>` : html`<div class="panel">${runsTable(project.id, runs.runs, now)}</div>`}
+<section class="panel" aria-labelledby="runs-heading"><h3 id="runs-heading">Runs</h3>
+  ${runs.runs.length === 0 ? html`<p class="muted">No runs yet.</p>` : runsTable(project.id, runs.runs, now)}
   <nav class="pager" aria-label="Pages of runs">
     ${cursor ? html`<a href="${base}">← Newest</a>` : html`<span></span>`}
     ${runs.nextCursor && html`<a href="${base}?cursor=${runs.nextCursor}">Older →</a>`}
   </nav>
-</section>`;
+</section>
+${deliveries && deliveriesSection(deliveries, now)}`;
       return sendHtml(
         reply,
         page({

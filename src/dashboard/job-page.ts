@@ -72,11 +72,30 @@ export function jobDetails(job: AgentJob, now: Date): Html {
 </dl>`;
 }
 
+/**
+ * What each run was, in the transcript's words: the first instruction, a follow-up (numbered
+ * among the follow-ups), or a retry — the failed run's instruction again (the retry's run repeats
+ * it, jobs/job-service.ts).
+ */
+function runNames(runs: JobRunRow[]): string[] {
+  let followUps = 0;
+  return runs.map((run, i) => {
+    if (i === 0) return 'Instruction';
+    const previous = runs[i - 1]!;
+    if (previous.status === 'failed' && previous.prompt === run.prompt) {
+      return `Retry of instruction ${previous.seq}`;
+    }
+    followUps++;
+    return `Follow-up ${followUps}`;
+  });
+}
+
 /** Each instruction of the job with its outcome. */
 export function jobInstructions(runs: JobRunRow[], now: Date): Html {
+  const names = runNames(runs);
   return html`<ol class="instructions">${runs.map(
-    (run) => html`<li>
-  <div class="small muted">${run.seq === 1 ? 'Instruction' : `Follow-up ${run.seq - 1}`} · ${time(run.created_at, now)}</div>
+    (run, i) => html`<li>
+  <div class="small muted">${names[i]} · ${time(run.created_at, now)}</div>
   <p class="prompt">${run.prompt}</p>
   <div class="outcome"><strong>${runOutcome[run.status]}</strong>${run.summary && html`: ${run.summary}`}${run.error_code && html`: <code>${run.error_code}</code> ${run.error_message}`}</div>
 </li>`,

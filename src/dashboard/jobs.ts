@@ -6,8 +6,9 @@ import { type AgentJob, JOB_STATUSES, type JobStatus } from '../jobs/agent-job.t
 import { requestFingerprint } from '../jobs/idempotency.ts';
 import type { ProjectView } from '../projects/projects.ts';
 import { isWebLink } from '../web-link.ts';
+import { archiveConfirmation } from './archive-confirm.ts';
 import { html, type Renderable } from './html.ts';
-import { jobPage, TRANSCRIPT_LIMIT } from './job-page.ts';
+import { jobPage, jobTitle, TRANSCRIPT_LIMIT } from './job-page.ts';
 import {
   ariaCurrent,
   csrfField,
@@ -255,14 +256,30 @@ export function registerJobPages(server: FastifyInstance, app: AppUses): void {
     return reply.redirect(`/projects/${project.id}/jobs/${job.id}`, 303);
   });
 
-  server.post<JobParams>('/projects/:projectId/jobs/:jobId/archive', async (request, reply) => {
-    const { project, job } = await loadJob(app, request.params.projectId, request.params.jobId);
-    await app.jobs.archive(project.id, job.id);
-    setFlash(reply, app, request.signedIn!, {
-      notice: job.status === 'active' ? 'Job archived: its run was cancelled.' : 'Job archived.',
-    });
-    return reply.redirect(`/projects/${project.id}/jobs/${job.id}`, 303);
-  });
+  server.post<JobParams & { Body: { confirm?: string } }>(
+    '/projects/:projectId/jobs/:jobId/archive',
+    async (request, reply) => {
+      const { project, job } = await loadJob(app, request.params.projectId, request.params.jobId);
+      if (job.status === 'active' && request.body?.confirm !== 'yes') {
+        // A running job's run would be cancelled: ask first (archive-confirm.ts).
+        const [first] = await app.jobHistory.runs(job.id);
+        return sendHtml(
+          reply,
+          page({
+            title: `Archive ${job.id} · ${project.name}`,
+            signedIn: request.signedIn,
+            section: 'projects',
+            body: archiveConfirmation(project, job, jobTitle(first?.prompt, job.id), request.signedIn!),
+          }),
+        );
+      }
+      await app.jobs.archive(project.id, job.id);
+      setFlash(reply, app, request.signedIn!, {
+        notice: job.status === 'active' ? 'Job archived: its run was cancelled.' : 'Job archived.',
+      });
+      return reply.redirect(`/projects/${project.id}/jobs/${job.id}`, 303);
+    },
+  );
 }
 
 /** The service's message, with what to do about it where the message alone does not say. */

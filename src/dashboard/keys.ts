@@ -3,7 +3,7 @@ import type { App } from '../app.ts';
 import { DocwrightError } from '../errors.ts';
 import { type ApiKeyView, DEFAULT_KEY_EXPIRY_DAYS } from '../keys/keys.ts';
 import { html } from './html.ts';
-import { csrfField, page, projectHeader, sendHtml, time } from './layout.ts';
+import { csrfField, page, projectHeader, sendHtml, serverBaseUrl, time } from './layout.ts';
 import { projectOf } from './projects.ts';
 import { setFlash, takeFlash } from './session.ts';
 
@@ -36,6 +36,11 @@ export function registerKeyPages(server: FastifyInstance, app: AppUses): void {
     const keys = (await app.keys.list(project.id)).filter((k) => !k.revokedAt);
     const base = `/projects/${project.id}/keys`;
     const newKey = flash.newKey;
+    const apiBase = serverBaseUrl(app.config, request);
+    const curlExample = `curl -X POST ${apiBase}/v2/agent/${project.id}/job \\
+  -H "Authorization: Bearer $DOCWRIGHT_API_KEY" \\
+  -H "Content-Type: application/json" \\
+  -d '{"prompt": "Fix the typos on the home page"}'`;
     const body = html`${projectHeader(project, 'keys')}
 <section class="panel" aria-labelledby="project-id-heading">
   <h2 id="project-id-heading">Use the API</h2>
@@ -43,6 +48,11 @@ export function registerKeyPages(server: FastifyInstance, app: AppUses): void {
   <div class="field"><label for="project-id">Project ID</label>
     <div class="copyable"><input id="project-id" type="text" readonly value="${project.id}" class="mono">
     <button type="button" data-copy="project-id">Copy</button></div></div>
+  <div class="field"><label for="base-url">Base URL</label>
+    <div class="copyable"><input id="base-url" type="text" readonly value="${apiBase}" class="mono">
+    <button type="button" data-copy="base-url" aria-label="Copy base URL">Copy</button></div></div>
+  <p class="small">A first job from a shell (with the key in <code>DOCWRIGHT_API_KEY</code>):</p>
+  <pre class="command small" aria-label="curl example">${curlExample}</pre>
 </section>
 ${
   newKey &&

@@ -140,9 +140,14 @@ export function projectHeader(
   project: { id: string; name: string; repository: string },
   tab: 'jobs' | 'keys' | 'webhooks' | 'automations' | 'settings',
   extra: Renderable = '',
+  /** Breadcrumbs below the project's (a page inside a tab): the project's name becomes a link. */
+  trail?: Html,
 ): Html {
   const current = (name: string) => ariaCurrent(tab === name);
-  return html`<div class="crumbs"><a href="/">Projects</a> / ${project.name}</div>
+  const crumb = trail
+    ? html`<a href="/projects/${project.id}/${tab}">${project.name}</a> / ${trail}`
+    : project.name;
+  return html`<div class="crumbs"><a href="/">Projects</a> / ${crumb}</div>
 <div class="page-head">
   <div><h1>${project.name}</h1><p class="mono">${project.repository}</p></div>
   ${extra}
@@ -154,4 +159,16 @@ export function projectHeader(
   <a href="/projects/${project.id}/automations" ${current('automations')}>Automations</a>
   <a href="/projects/${project.id}/settings" ${current('settings')}>Settings</a>
 </nav>`;
+}
+
+/**
+ * The server's address as the operator's browser reaches it: `DOCWRIGHT_PUBLIC_URL` when set,
+ * else the request's own (what the API base URL and hook URLs shown on pages start with).
+ */
+export function serverBaseUrl(
+  config: { publicUrl?: string | undefined },
+  request: { protocol: string; headers: { host?: string | undefined } },
+): string {
+  const own = request.headers.host === undefined ? '' : `${request.protocol}://${request.headers.host}`;
+  return (config.publicUrl ?? own).replace(/\/+$/, '');
 }

@@ -28,10 +28,10 @@ async function operatorsPage(
     <thead><tr><th scope="col">Email</th><th scope="col">Created</th><th scope="col">Last sign-in</th><th scope="col">State</th><th scope="col"><span class="skip">Actions</span></th></tr></thead>
     <tbody>${operators.map(
       (operator) => html`<tr>
-      <td data-label="Email">${operator.email}${operator.id === signedIn.operator.id && html` <span class="muted">(you)</span>`}</td>
-      <td data-label="Created">${time(operator.createdAt, now)}</td>
-      <td data-label="Last sign-in">${time(operator.lastSignInAt, now)}</td>
-      <td data-label="State">${operator.disabledAt ? html`<span class="status status-archived">disabled</span>` : html`<span class="status status-completed">active</span>`}</td>
+      <td data-label="Email"><div>${operator.email}${operator.id === signedIn.operator.id && html` <span class="muted nowrap">(you)</span>`}</div></td>
+      <td data-label="Created"><div>${time(operator.createdAt, now)}</div></td>
+      <td data-label="Last sign-in"><div>${time(operator.lastSignInAt, now)}</div></td>
+      <td data-label="State"><div>${operator.disabledAt ? html`<span class="status status-archived">disabled</span>` : html`<span class="status status-completed">active</span>`}</div></td>
       <td data-label="">${
         !operator.disabledAt &&
         operator.id !== signedIn.operator.id &&

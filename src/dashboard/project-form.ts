@@ -43,7 +43,7 @@ const SECRETS = [
   {
     name: 'openaiCompatibleApiKey',
     label: 'OpenAI-compatible API key',
-    hint: 'For the endpoint below, when it needs one.',
+    hint: 'For the OpenAI-compatible base URL above, when it needs one.',
   },
 ] as const;
 
@@ -196,8 +196,11 @@ export function projectForm(options: ProjectFormOptions): Html {
   <p class="hint" id="${name}-hint">${hint}</p>${fieldError(fields, name)}</div>`;
   const secret = (s: (typeof SECRETS)[number]) => {
     const set = has[s.name];
-    const state = html`<span class="secret-state" id="${s.name}-state">${set ? 'Set — leave blank to keep it' : 'Not set'}</span>`;
-    const describedBy = `${s.name}-hint ${s.name}-state`;
+    // A new project has nothing stored: "Not set" there reads as a fault.
+    const state =
+      options.project &&
+      html`<span class="secret-state" id="${s.name}-state">${set ? 'Set — leave blank to keep it' : 'Not set'}</span>`;
+    const describedBy = options.project ? `${s.name}-hint ${s.name}-state` : `${s.name}-hint`;
     const control =
       'multiline' in s
         ? html`<textarea id="${s.name}" name="${s.name}" class="code" rows="3" autocomplete="off" spellcheck="false" aria-describedby="${describedBy}"></textarea>`

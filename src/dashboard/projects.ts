@@ -3,6 +3,7 @@ import type { App } from '../app.ts';
 import { DocwrightError } from '../errors.ts';
 import { isProjectId } from '../ids.ts';
 import { PROJECT_DEFAULTS, type ProjectView } from '../projects/projects.ts';
+import { refWarning } from '../projects/ref-check.ts';
 import type { WebhookEndpointView } from '../webhooks/webhooks.ts';
 import {
   type ContextFormState,
@@ -133,8 +134,13 @@ ${projectForm({ signedIn, action: '/projects/new', submitLabel: 'Create project'
       }
       throw error;
     }
+    const missingRef = await refWarning(
+      project,
+      await app.projects.getSecrets(project.id),
+      'change the Base branch in Settings',
+    );
     setFlash(reply, app, request.signedIn!, {
-      notice: `Project ${project.name} created. Give the agent its first instruction below, or create an API key to use it from the API.`,
+      notice: `Project ${project.name} created. ${missingRef ? `Warning: ${missingRef}.` : 'Give the agent its first instruction below, or create an API key to use it from the API.'}`,
     });
     return reply.redirect(`/projects/${project.id}/jobs`, 303);
   });
@@ -186,15 +192,22 @@ ${projectForm({
     async (request, reply) => {
       const project = await projectOf(app, request.params.projectId);
       const form = request.body ?? {};
+      let updated: ProjectView;
       try {
-        await app.projects.update(project.id, projectInput(form, 'update'));
+        updated = await app.projects.update(project.id, projectInput(form, 'update'));
       } catch (error) {
         if (error instanceof DocwrightError && error.status === 400) {
           return sendHtml(reply, await settingsPage(request, project, form, { error }), 400);
         }
         throw error;
       }
-      setFlash(reply, app, request.signedIn!, { notice: 'Settings saved.' });
+      const moved = updated.ref !== project.ref || updated.repository !== project.repository;
+      const missingRef = moved
+        ? await refWarning(updated, await app.projects.getSecrets(project.id), 'change the Base branch below')
+        : undefined;
+      setFlash(reply, app, request.signedIn!, {
+        notice: missingRef ? `Settings saved. Warning: ${missingRef}.` : 'Settings saved.',
+      });
       return reply.redirect(`/projects/${project.id}/settings`, 303);
     },
   );

@@ -175,6 +175,8 @@ export function registerSignInRoutes(server: FastifyInstance, app: AppUses, thro
       throw error;
     }
     if (!created) throw linkSpent();
+    // Signed in at once: the operators page must not say "Last sign-in: never" (issue 35).
+    await app.operators.recordSignIn(created.id);
     return signIn(app, reply, created.id, undefined, '/projects/new');
   });
 }

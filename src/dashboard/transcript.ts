@@ -62,8 +62,8 @@ export function renderEvent(event: JobEvent): Html {
     case 'job.retried':
       return item(
         event,
-        'Retried',
-        html`<div class="small muted">Instruction ${asText(d.retryOf)} again</div>`,
+        `Retry of instruction ${typeof d.retryOf === 'number' ? d.retryOf : '?'}`,
+        html`<div class="small muted">The failed run's instruction again${typeof d.ref === 'string' && html` on ${asText(d.ref)}, the project's ref now (was ${asText(d.previousRef)})`}</div>`,
       );
     case 'run.started':
       return item(

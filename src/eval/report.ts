@@ -24,15 +24,23 @@ const REPORT_CSS = `
 
 const fmt = (value: number | null, suffix = '') => (value === null ? '—' : `${value}${suffix}`);
 
-const outcomeClass: Record<TaskReport['outcome'], string> = {
-  patch: 'status-completed',
-  'no-changes': 'status-completed',
-  failed: 'status-failed',
-  invalid: 'status-archived',
-};
+/**
+ * An outcome's colour says whether it is what the task expected: `no-changes` is green for a
+ * task that expected none and red where a patch was expected (issue 35: it was green either way).
+ */
+function outcomeClass(report: Pick<TaskReport, 'outcome' | 'expected'>): string {
+  if (report.outcome === 'failed') return 'status-failed';
+  if (report.outcome === 'invalid') return 'status-archived';
+  return report.expected === null || report.outcome === report.expected
+    ? 'status-completed'
+    : 'status-failed';
+}
 
-const outcomeBadge = (report: TaskReport): Html =>
-  html`<span class="status ${outcomeClass[report.outcome]}">${report.outcome}</span>`;
+const outcomeBadge = (report: TaskReport): Html => {
+  const missed =
+    report.expected !== null && report.outcome !== report.expected && report.outcome !== 'invalid';
+  return html`<span class="status ${outcomeClass(report)}">${report.outcome}</span>${missed && report.outcome !== 'failed' && html` <span class="small muted">(expected ${report.expected})</span>`}`;
+};
 
 function describeCheck(report: CheckReport): Html {
   if (report.kind === 'judge') return html`<p class="criterion">${report.criterion.text}</p>`;

@@ -55,6 +55,28 @@ export async function findDefaultBranch(
 }
 
 /**
+ * The branches and tags of a repository (`ls-remote`, with `env` carrying the credentials a
+ * private one needs), or undefined when it cannot be listed.
+ */
+export async function listRemoteRefs(
+  repository: string,
+  env: Record<string, string> = {},
+): Promise<{ branches: string[]; tags: string[] } | undefined> {
+  try {
+    const { stdout } = await run('git', ['ls-remote', '--heads', '--tags', '--', repository], {
+      env: { ...nonInteractiveGitEnv(), ...env },
+      timeout: 15_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const names = [...stdout.matchAll(/^[0-9a-f]+\trefs\/(heads|tags)\/(\S+?)(\^\{\})?$/gm)];
+    const of = (kind: string) => [...new Set(names.filter((m) => m[1] === kind).map((m) => m[2]!))];
+    return { branches: of('heads'), tags: of('tags') };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Why `dir` cannot be a local project's repository, or undefined when it can.
  * Jobs clone it and push back to it, which needs the repository itself: a
  * directory inside a working tree passes `git rev-parse` but cannot be cloned.

@@ -64,6 +64,20 @@ export interface JobPage {
 
 export type JobService = ReturnType<typeof createJobService>;
 
+/**
+ * The base a retry runs on when it is not the job's: a job that never pushed a branch has
+ * nothing built on its old base, so it takes the project's repository and ref as they are now
+ * (after `project update --ref`, which is how a job that failed `ref-not-found` is mended).
+ */
+function retryBase(
+  project: Pick<ProjectRow, 'repository' | 'ref'>,
+  job: Pick<JobRow, 'branch' | 'repository' | 'ref'>,
+): { repository: string; ref: string } | undefined {
+  if (job.branch !== null) return undefined;
+  if (job.ref === project.ref && job.repository === project.repository) return undefined;
+  return { repository: project.repository, ref: project.ref };
+}
+
 /** A job whose values only stand in for parameters (see compileInsert): every column, in INSERT order. */
 const JOB_TEMPLATE: JobRow = {
   id: '',
@@ -233,6 +247,8 @@ export function createJobService(options: JobServiceOptions) {
       /** The job's `changes` once the follow-up added some (pendingJobChanges). */
       listed?: JobChange[];
       event: { type: string; data: unknown };
+      /** A new base for the job (a retry of a job that never pushed takes the project's current one). */
+      base?: { repository: string; ref: string };
     },
   ) {
     const runId = await queueRun(trx, {
@@ -251,6 +267,7 @@ export function createJobService(options: JobServiceOptions) {
       // A job created before any model was configured takes the one configured now.
       ...(job.model === '' && { model: chooseModel(project, undefined) }),
       ...(next.listed && { changes: JSON.stringify(next.listed) }),
+      ...next.base,
     };
     await trx.updateTable('jobs').set(changes).where('id', '=', job.id).execute();
     await appendEvents(trx, [{ jobId: job.id, runId, ...next.event }], at);
@@ -453,11 +470,20 @@ export function createJobService(options: JobServiceOptions) {
           );
         }
         const last = await lastRun(trx, jobId);
+        const base = retryBase(project, job);
         return continueJob(trx, project, job, at, {
           seq: last.seq + 1,
           prompt: last.prompt,
           changes: last.changes,
-          event: { type: 'job.retried', data: { prompt: last.prompt, retryOf: last.seq } },
+          event: {
+            type: 'job.retried',
+            data: {
+              prompt: last.prompt,
+              retryOf: last.seq,
+              ...(base && { ref: base.ref, previousRef: job.ref }),
+            },
+          },
+          ...(base && { base }),
         });
       });
     },

@@ -53,6 +53,8 @@ export interface OperatorService {
    * when one exists, also when another process created it at the same moment.
    */
   createFirst(input: { email: string; password: string }): Promise<OperatorView | undefined>;
+  /** Records a sign-in that checked no password (the first account's one-time page signs it in). */
+  recordSignIn(id: string): Promise<void>;
 }
 
 const EMAIL_MAX_CHARS = 254;
@@ -158,6 +160,14 @@ export function createOperatorService(deps: { store: Store; now?: () => Date }):
       }
       await db.updateTable('operators').set(update).where('id', '=', row.id).execute();
       return operatorView({ ...row, ...update });
+    },
+
+    async recordSignIn(id) {
+      await db
+        .updateTable('operators')
+        .set({ last_sign_in_at: now().toISOString() })
+        .where('id', '=', id)
+        .execute();
     },
 
     async changePassword(email, password) {

@@ -67,8 +67,8 @@ const checkCommand = z
 
 /** Every settable project field; `create` requires name and repository. */
 const projectFields = {
-  name: z.string().trim().min(1).max(200),
-  repository: z.string().min(1).max(2000),
+  name: z.string().trim().min(1, 'is required').max(200),
+  repository: z.string().trim().min(1, 'is required').max(2000),
   host: z.enum(HOSTS),
   apiUrl: httpUrl.nullable(),
   token: z.string().min(1).max(10_000).nullable(),

@@ -36,6 +36,8 @@ export interface ServerSettings {
   openaiCompatibleBaseUrl: string | null;
   /** `DOCWRIGHT_WEBHOOK_ALLOW_PRIVATE`. */
   webhookAllowPrivate: boolean;
+  /** `DOCWRIGHT_RATE_LIMIT`: uses per hour of projects that set none (absent in older rows). */
+  defaultRateLimit?: number;
 }
 
 export interface ServerProcess {
@@ -74,6 +76,7 @@ export function effectiveSettings(config: Config, env: NodeJS.ProcessEnv = proce
     },
     openaiCompatibleBaseUrl: shownUrl(env.DOCWRIGHT_OPENAI_COMPATIBLE_BASE_URL),
     webhookAllowPrivate: config.webhooks.allowPrivate,
+    defaultRateLimit: config.defaultRateLimit,
   };
 }
 
@@ -113,6 +116,39 @@ export async function liveServers(db: Kysely<Database>, now: Date): Promise<Serv
     .orderBy('started_at')
     .execute();
   return rows.map(toView);
+}
+
+/**
+ * The processes whose default model a new job gets: those that take creates (serve the API), or
+ * any when none does. A job created elsewhere (a command) must get the model theirs would.
+ */
+export const jobCreators = (servers: ServerProcess[]): ServerProcess[] => {
+  const creators = servers.filter((s) => s.servesApi);
+  return creators.length > 0 ? creators : servers;
+};
+
+/** What a job created now gets from the process that creates it. */
+export interface JobDefaults {
+  model: string | undefined;
+  rateLimit: number;
+}
+
+/**
+ * The defaults of a job created now, as the running server would apply them: its
+ * `DOCWRIGHT_MODEL` (the first that has one when they disagree) and `DOCWRIGHT_RATE_LIMIT`, or
+ * `fallback` (this process's) when no process is running.
+ */
+export async function runningJobDefaults(
+  db: Kysely<Database>,
+  now: Date,
+  fallback: JobDefaults,
+): Promise<JobDefaults> {
+  const creators = jobCreators(await liveServers(db, now));
+  if (creators.length === 0) return fallback;
+  return {
+    model: creators.find((s) => s.settings.defaultModel)?.settings.defaultModel ?? undefined,
+    rateLimit: creators[0]!.settings.defaultRateLimit ?? fallback.rateLimit,
+  };
 }
 
 /** `serve on host (pid 123)`: a process, for people. */

@@ -307,7 +307,7 @@ describe('changes, the rate limit and outcomes', () => {
     assert.equal(jobs.length, 1);
   });
 
-  test('a run’s outcome follows its job: pull-request, no-changes-needed, failed', async () => {
+  test('a run’s outcome follows what its job did: pull-request, branch-pushed, no-changes-needed, failed', async () => {
     const { projectId } = await seedProject(t.app);
     const automation = await t.app.automations.service.create(projectId, {
       name: 'Manual',
@@ -316,7 +316,9 @@ describe('changes, the rate limit and outcomes', () => {
     });
     const outcomes: [Record<string, unknown>, string, string | null][] = [
       [{ status: 'completed', pr_link: 'https://github.com/acme/docs/pull/1' }, 'pull-request', null],
-      [{ status: 'completed', pr_link: null }, 'no-changes-needed', null],
+      // A local project's job that committed: a branch with a diff and no pull request (issue 35).
+      [{ status: 'completed', pr_link: null, branch: 'docwright/abcd1234' }, 'branch-pushed', null],
+      [{ status: 'completed', pr_link: null, branch: null }, 'no-changes-needed', null],
       [{ status: 'failed', error_code: 'model-error' }, 'failed', 'model-error'],
     ];
     for (const [job, outcome, reason] of outcomes) {

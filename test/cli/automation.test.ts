@@ -166,4 +166,97 @@ describe('docwright automation', () => {
     );
     assert.equal(neither.code, 2);
   });
+
+  test('run gives the job the running server’s default model, not this shell’s (issue 35)', async () => {
+    // The first hour: the server ran with DOCWRIGHT_MODEL, the shell had none, and the job that
+    // `automation run` created had model "" and failed model-not-configured while Run now worked.
+    const manual = await t.app.automations.service.create(p.projectId, {
+      name: 'By hand',
+      trigger: { type: 'manual' },
+      instruction: 'Check the home page.',
+    });
+    const seen = new Date().toISOString();
+    await t.app.store.db
+      .insertInto('server_processes')
+      .values({
+        id: 'srv_running',
+        host: 'here',
+        pid: 1,
+        serves_api: 1,
+        runs_jobs: 1,
+        version: '0.1.0',
+        settings: JSON.stringify({
+          defaultModel: 'openai-compatible/server-model',
+          modelKeys: { anthropic: false, openai: false, openaiCompatible: false },
+          openaiCompatibleBaseUrl: null,
+          webhookAllowPrivate: false,
+        }),
+        started_at: seen,
+        seen_at: seen,
+      })
+      .execute();
+    const runWith = async (env: Record<string, string>) => {
+      const run = await runCli(['automation', 'run', '--project', p.projectId, manual.id, '--json'], {
+        ...t.database.env,
+        ...env,
+      });
+      assert.equal(run.code, 0, run.stderr);
+      const { jobId } = JSON.parse(run.stdout) as { jobId: string };
+      return (await t.app.jobs.get(p.projectId, jobId)).model;
+    };
+    try {
+      assert.equal(await runWith({}), 'openai-compatible/server-model');
+      assert.equal(
+        await runWith({ DOCWRIGHT_MODEL: 'anthropic/shell-model' }),
+        'openai-compatible/server-model',
+      );
+    } finally {
+      await t.app.store.db.deleteFrom('server_processes').where('id', '=', 'srv_running').execute();
+    }
+    // No server running: this shell's setting is all there is.
+    assert.equal(await runWith({ DOCWRIGHT_MODEL: 'anthropic/shell-model' }), 'anthropic/shell-model');
+  });
+
+  test('run counts against the running server’s rate limit, not this shell’s default', async () => {
+    const { projectId } = await seedProject(t.app);
+    const manual = await t.app.automations.service.create(projectId, {
+      name: 'By hand',
+      trigger: { type: 'manual' },
+      instruction: 'Check the home page.',
+    });
+    const seen = new Date().toISOString();
+    await t.app.store.db
+      .insertInto('server_processes')
+      .values({
+        id: 'srv_limited',
+        host: 'here',
+        pid: 1,
+        serves_api: 1,
+        runs_jobs: 1,
+        version: '0.1.0',
+        settings: JSON.stringify({
+          defaultModel: 'openai-compatible/server-model',
+          modelKeys: { anthropic: false, openai: false, openaiCompatible: false },
+          openaiCompatibleBaseUrl: null,
+          webhookAllowPrivate: false,
+          defaultRateLimit: 1,
+        }),
+        started_at: seen,
+        seen_at: seen,
+      })
+      .execute();
+    try {
+      const run = () =>
+        runCli(['automation', 'run', '--project', projectId, manual.id, '--json'], {
+          ...t.database.env,
+          DOCWRIGHT_RATE_LIMIT: '1000',
+        });
+      assert.equal((await run()).code, 0);
+      const second = await run();
+      assert.notEqual(second.code, 0, 'the server allows one job an hour');
+      assert.match(second.stderr, /rate/i);
+    } finally {
+      await t.app.store.db.deleteFrom('server_processes').where('id', '=', 'srv_limited').execute();
+    }
+  });
 });

@@ -125,6 +125,7 @@ describe('commands judge by the running server’s settings', () => {
       modelKeys: { anthropic: false, openai: true, openaiCompatible: false },
       openaiCompatibleBaseUrl: 'http://127.0.0.1:9/v1',
       webhookAllowPrivate: false,
+      defaultRateLimit: 100,
     });
     await stop(server);
     const rows = await t.app.store.db.selectFrom('server_processes').select('id').execute();

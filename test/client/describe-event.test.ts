@@ -42,3 +42,14 @@ test('code-change events: which change, on one clean line', () => {
     'code.context_unavailable: web: not found',
   );
 });
+
+test("a retry says when it runs on the project's ref now (issue 35)", () => {
+  assert.equal(
+    describeEvent({ type: 'job.retried', data: { retryOf: 1 } }),
+    'job.retried: instruction 1 again',
+  );
+  assert.equal(
+    describeEvent({ type: 'job.retried', data: { retryOf: 1, ref: 'trunk', previousRef: 'main' } }),
+    "job.retried: instruction 1 again on trunk, the project's ref now (was main)",
+  );
+});

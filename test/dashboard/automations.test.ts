@@ -105,4 +105,96 @@ describe('automations pages', () => {
     assert.equal(await page.getByLabel('Name').inputValue(), 'Nightly');
     assert.deepEqual(await seriousViolations(page), []);
   });
+
+  test('an automation’s page: its breadcrumb, each run’s reason once, its runs card, the deliveries it watches with their results (issue 35)', async () => {
+    const style = await t.app.automations.service.create(projectId, {
+      name: 'Style on push',
+      trigger: { type: 'docs-push' },
+      instruction: 'Fix the style.',
+    });
+    await recordRun(t.app.store.db, ['commit:docs:def'], {
+      automationId: style.id,
+      projectId,
+      triggerType: 'docs-push',
+      changes: [{ repository: 'docs', commit: 'def0123456789abcdef0123456789abcdef01234' }],
+      scheduledFor: null,
+      outcome: 'skipped',
+      reason: 'own-change',
+      at: new Date(),
+    });
+    await t.app.automations.service.trigger(projectId, style.id, {});
+    const { deliveries } = t.app.automations;
+    for (const [id, name, result] of [
+      ['gh-ignored-1', 'docs', 'ignored: repository.html_url is not an http(s) URL'],
+      ['gh-ran-1', 'docs', 'runs: 1'],
+      ['gh-waiting-1', 'docs', null],
+      ['gh-other-1', 'api', 'runs: 1'],
+    ] as const) {
+      await deliveries.store({
+        projectId,
+        name,
+        deliveryId: id,
+        host: 'github',
+        event: 'push',
+        contentType: 'application/json',
+        body: new TextEncoder().encode('{}'),
+      });
+      if (result) {
+        const row = await t.app.store.db
+          .selectFrom('hook_deliveries')
+          .select('id')
+          .where('delivery_id', '=', id)
+          .executeTakeFirstOrThrow();
+        await deliveries.markProcessed(row.id, result);
+      }
+    }
+
+    await page.goto(`/projects/${projectId}/automations/${style.id}`);
+    const crumbs = page.locator('.crumbs');
+    assert.equal(
+      (await crumbs.innerText()).replace(/\s+/g, ' '),
+      'Projects / Acme docs / Automations / Style on push',
+    );
+    assert.equal(
+      await crumbs.getByRole('link', { name: 'Automations' }).getAttribute('href'),
+      `/projects/${projectId}/automations`,
+    );
+    const skipped = page.getByRole('row', { name: /own-change/ });
+    assert.equal(((await skipped.innerText()).match(/own-change/g) ?? []).length, 1, 'the reason once');
+    const runs = page.getByRole('region', { name: 'Runs' });
+    assert.match((await runs.getAttribute('class')) ?? '', /panel/, 'the heading is inside its card');
+
+    const section = page.getByRole('region', { name: 'Webhook deliveries' });
+    const rows = section.getByRole('row');
+    assert.equal(await rows.count(), 4, 'a header and the three deliveries to docs, not those to api');
+    assert.match(
+      await section.getByRole('row', { name: /gh-ignored-1/ }).innerText(),
+      /ignored[\s\S]*html_url is not an http\(s\) URL/,
+    );
+    assert.match(await section.getByRole('row', { name: /gh-ran-1/ }).innerText(), /1 run/);
+    assert.match(await section.getByRole('row', { name: /gh-waiting-1/ }).innerText(), /waiting/);
+    assert.deepEqual(await seriousViolations(page), []);
+    if (SCREENSHOTS)
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'automation-page.png'), fullPage: true });
+
+    // A trigger's type stays one word: between 641 and 900 px it broke as "manu/al" (a page
+    // whose only run is a manual one, so that its column is narrow).
+    const byHand = await t.app.automations.service.create(projectId, {
+      name: 'By hand',
+      trigger: { type: 'manual' },
+      instruction: 'Check the links.',
+    });
+    await t.app.automations.service.trigger(projectId, byHand.id, {});
+    await page.goto(`/projects/${projectId}/automations/${byHand.id}`);
+    for (const width of [760, 375]) {
+      await page.setViewportSize({ width, height: 900 });
+      const manual = page.getByRole('row', { name: /manual/ }).getByText('manual', { exact: true });
+      const box = await manual.boundingBox();
+      // One line of body text is about 20 px high; two would be twice that.
+      assert.ok(box && box.height < 32, `"manual" on one line at ${width} px (${box?.height} px)`);
+    }
+    if (SCREENSHOTS)
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'automation-page-375.png'), fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
 });

@@ -49,6 +49,26 @@ describe('first run of the embedded default: a one-time link on the console lead
     ]);
     await page.getByRole('heading', { name: 'New project' }).waitFor();
 
+    // The operators page, right after: signed in just now, not "never"; at 375 px "(you)" stays
+    // whole and the state badge keeps its size (issue 35).
+    await page.setViewportSize({ width: 375, height: 800 });
+    await page.goto(new URL('/operators', link).href);
+    const row = page.getByRole('row', { name: /owner@example\.com/ });
+    assert.equal((await row.locator('td[data-label="Last sign-in"]').innerText()).trim(), 'just now');
+    const you = row.getByText('(you)');
+    assert.ok(((await you.boundingBox())?.height ?? 99) < 32, '"(you)" on one line');
+    const badge = await row.getByText('active', { exact: true }).boundingBox();
+    const cell = await row.locator('td[data-label="State"]').boundingBox();
+    assert.ok(
+      badge && cell && badge.width < cell.width / 2,
+      `the badge is not stretched (${badge?.width} of ${cell?.width} px)`,
+    );
+    if (process.env.DOCWRIGHT_SCREENSHOTS)
+      await page.screenshot({
+        path: `${process.env.DOCWRIGHT_SCREENSHOTS}/operators-375.png`,
+        fullPage: true,
+      });
+
     // Spent: the same link answers that it no longer works, and says what to do.
     const again = await fetch(link);
     assert.equal(again.status, 404);

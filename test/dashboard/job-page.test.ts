@@ -140,7 +140,7 @@ describe('job page: live status and transcript, diff, follow-up, archive', () =>
     assert.match(api.diff, /^\+Welcome to the Acme docs\.$/m);
   });
 
-  test('the jobs list shows a status change live; Archive cancels a running job', async () => {
+  test('the jobs list shows a status change live; Archive asks, then cancels a running job', async () => {
     model.push(toolCall('read_file', { path: 'index.mdx' }), {
       ...toolCall('finish', { title: 'Slow', summary: 'Never gets here.' }),
       delayMs: 30_000,
@@ -156,6 +156,14 @@ describe('job page: live status and transcript, diff, follow-up, archive', () =>
     await other.goto(`/projects/${projectId}/jobs/${jobId}`);
     await other.getByText('Tool call · read_file').waitFor({ timeout: 15_000 });
     await other.getByRole('button', { name: 'Archive' }).click();
+    // A confirm step first (a form: no JavaScript needed), and nothing cancelled yet (issue 35).
+    await other.getByRole('heading', { name: 'Archive a running job?' }).waitFor();
+    assert.equal((await t.app.jobs.get(projectId, jobId)).status, 'active');
+    assert.equal(
+      await other.getByRole('link', { name: 'Keep it running' }).getAttribute('href'),
+      `/projects/${projectId}/jobs/${jobId}`,
+    );
+    await other.getByRole('button', { name: 'Cancel the run and archive' }).click();
     await other.getByText('Job archived: its run was cancelled.').waitFor();
     assert.equal(await other.getByLabel('Status').textContent(), 'archived');
     const run = await t.app.store.db
@@ -225,8 +233,10 @@ describe('job page: live status and transcript, diff, follow-up, archive', () =>
     );
     await page.getByRole('button', { name: 'Retry' }).click();
     await page.getByText('Retrying: the agent runs the last instruction again.').waitFor();
-    await page.getByText('Instruction 1 again').waitFor();
+    // Named alike in the transcript and the list of instructions (issue 35: "Retried" / "Follow-up 1").
+    await page.locator('#transcript .kind', { hasText: 'Retry of instruction 1' }).waitFor();
     await waitFor(async () => (await status().textContent()) === 'completed', { timeoutMs: 15_000 });
+    await page.locator('#job-instructions', { hasText: 'Retry of instruction 1' }).waitFor();
     const runs = await t.app.store.db
       .selectFrom('job_runs')
       .select(['prompt', 'status'])

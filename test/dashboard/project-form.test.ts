@@ -92,6 +92,35 @@ describe('the project form in a browser', () => {
     assert.equal((await t.app.projects.list()).length, 1, 'nothing more was created');
   });
 
+  test('New project sent empty: each required field is marked and said in words, no validator jargon (issue 35)', async () => {
+    await page.goto('/projects/new');
+    // A new project has no credentials to be "set" or "not set" yet.
+    assert.doesNotMatch(await page.locator('form.stack').innerText(), /Not set/);
+    assert.match(
+      await page.locator('#openaiCompatibleApiKey-hint').innerText(),
+      /OpenAI-compatible base URL above/,
+      'the hint names the field where it is',
+    );
+    await page.getByRole('button', { name: 'Create project' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    const text = await alert.innerText();
+    assert.match(text, /Name: is required/);
+    assert.match(text, /Repository: is required/);
+    assert.doesNotMatch(text, /Too small|expected string|>=1/);
+    const border = (label: string) =>
+      page
+        .getByLabel(label, { exact: true })
+        .evaluate((el) => el.ownerDocument.defaultView!.getComputedStyle(el).borderTopColor);
+    const plain = await border('Base branch');
+    for (const label of ['Name', 'Repository']) {
+      assert.equal(await page.getByLabel(label, { exact: true }).getAttribute('aria-invalid'), 'true', label);
+      assert.notEqual(await border(label), plain, `${label} is highlighted`);
+    }
+    if (process.env.DOCWRIGHT_SCREENSHOTS)
+      await page.screenshot({ path: `${process.env.DOCWRIGHT_SCREENSHOTS}/new-project-empty.png` });
+  });
+
   test('the dashboard and the CLI give a new project and a new key the same defaults', async () => {
     const repository = createGitRepository();
     await page.goto('/projects/new');

@@ -169,6 +169,19 @@ describe('the docs site', () => {
     assert.match((await siteProblems(root)).join('\n'), /docs\/cli\.mdx:\d+:\d+: MDX does not compile/);
   });
 
+  test('no page tells to install the unpublished package from the registry (issue 35)', () => {
+    // `npm install -g docwright` answers 404 until the package is published: a page says what
+    // the README says (npm pack, then install the file), naming the registry only as "once published".
+    const pages = [...filesUnder(ROOT, DOCS).filter((f) => f.endsWith('.mdx')), 'README.md'];
+    const told = pages.flatMap((file) =>
+      read(ROOT, file)
+        .split('\n')
+        .filter((line) => /npm install -g docwright(?![@\w./-])/.test(line) && !/published/.test(line))
+        .map((line) => `${file}: ${line.trim()}`),
+    );
+    assert.deepEqual(told, []);
+  });
+
   test('the npm package does not ship it', async () => {
     const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT });
     const files = (JSON.parse(stdout) as [{ files: { path: string }[] }])[0].files.map((f) => f.path);
