@@ -73,6 +73,7 @@ export async function runAgent(agentInput: AgentInput, model: Model): Promise<Ag
   const changes = input.changes ?? [];
   // Validation compares against the site as it was before the run.
   const site = await detectSite(input.root, input.project.docsDir);
+  if (site.configFile) workspace.allowNavigationFiles(site.configFile, site.navigationFiles ?? []);
   const instructions = cachedInstructions(
     systemPrompt({
       project: input.project,

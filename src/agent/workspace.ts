@@ -60,6 +60,8 @@ export class Workspace {
 
   readonly #docsDir: string;
   readonly #isWritable: (relative: string) => boolean;
+  /** Files written as the writable globs allow files like them (Mintlify's `$ref` navigation files). */
+  readonly #alsoWritable = new Set<string>();
   /** Hash of each file's content as last read (or written) in this run. */
   readonly #reads = new Map<string, string>();
   /** Hash of each touched file's content before the run changed it (null: absent). */
@@ -90,6 +92,15 @@ export class Workspace {
     const real = await realpath(root);
     if (!lstatSync(real).isDirectory()) throw new Error(`Workspace root ${root} is not a directory`);
     return new Workspace(real, project, limits);
+  }
+
+  /**
+   * Makes the files that hold the site's navigation writable where its configuration is: a new
+   * page is named in the `$ref` file of its section, which the writable globs cannot know of.
+   */
+  allowNavigationFiles(configFile: string, files: readonly string[]): void {
+    if (!this.#isWritable(configFile)) return;
+    for (const file of files) this.#alsoWritable.add(file);
   }
 
   /** The normalised documentation directory ('.' = the repository root). */
@@ -192,7 +203,7 @@ export class Workspace {
     if (this.project.readOnly?.includes(relative)) {
       throw new ToolError(`Cannot write "${input}": it is code the change touched, which is read-only.`);
     }
-    if (!this.#isWritable(relative)) {
+    if (!this.#isWritable(relative) && !this.#alsoWritable.has(relative)) {
       throw new ToolError(
         `Cannot write "${input}": it matches none of the writable patterns (${this.project.writable.join(', ')}).`,
       );

@@ -35,6 +35,7 @@ import type { SecretBox } from './secret-box.ts';
 export const DEFAULT_WRITABLE = [
   '**/*.md',
   '**/*.mdx',
+  '**/*.rst',
   'docs.json',
   'mint.json',
   'mkdocs.yml',

@@ -55,6 +55,7 @@ export async function mintlify(site: SiteInfo): Promise<SiteInfo> {
   };
   const resolved = await resolveMintlifyConfig(readText, site.configFile!);
   for (const problem of resolved.problems) site.notes.push(`${problem.file}: ${problem.message}`);
+  site.navigationFiles = resolved.files.filter((f) => f !== site.configFile);
   const config = resolved.value;
   if (!isObject(config) || !(isObject(config.navigation) || Array.isArray(config.navigation))) {
     site.configError = `${configName} has no "navigation"`;

@@ -31,6 +31,8 @@ export interface SiteInfo {
   docsDir: string;
   /** Repository-relative path of the site config (docs.json, mkdocs.yml, …), or null. */
   configFile: string | null;
+  /** Files that hold navigation besides the config: Mintlify's `$ref` files, repository-relative. */
+  navigationFiles?: string[];
   /** Directory the pages (and Mintlify/MkDocs page references) are relative to, repository-relative. */
   contentDir: string;
   /** Navigation tree, or null when it is not read (JavaScript configs, or MkDocs without `nav`). */
