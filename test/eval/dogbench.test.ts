@@ -49,8 +49,19 @@ const quotes = {
 };
 
 /** DogBench's judge, scripted: the retries item's first answer quotes text the patch has not. */
-function judgeAnswer(prompt: string, attempt: number) {
+/** The passage each item's one criterion is backed by. */
+const QUOTES: Record<string, string> = {
+  'mono-example': 'limit=10',
+  'sphinx-setting': 'retries',
+  'mkdocs-page': 'Retries',
+};
+
+/** How many times the judge was asked about acme-retries (items are judged concurrently). */
+let retriesAsked = 0;
+
+function judgeAnswer(prompt: string) {
   if (prompt.includes('CELL: acme-retries')) {
+    const attempt = retriesAsked++;
     const c1 = {
       ...quotes,
       id: 'C1',
@@ -87,7 +98,7 @@ function judgeAnswer(prompt: string, attempt: number) {
         scoring_type: 'requirement',
         ...none,
         verdict: 'pass',
-        supporting_patch_quote: 'limit=10',
+        supporting_patch_quote: QUOTES[/CELL: (\S+)/.exec(prompt)?.[1] ?? ''] ?? 'limit=10',
         reason: 'ok',
       },
     ],
@@ -133,6 +144,25 @@ describe('docwright eval --dogbench: DogBench-format items and rubrics over loca
       },
       { files: { 'app/main.py': 'def items(limit=100): ...\n' }, message: 'Add a limit to items (#9)' },
     ]) as [string, string];
+    // A Sphinx site and an MkDocs site, each documenting the same code change.
+    const [sphinxBase] = repository(path.join(dir, 'repos', 'acme', 'sphinx-docs'), [
+      {
+        files: {
+          'docs/conf.py': "project = 'acme'\nextensions = []\n",
+          'docs/index.rst': 'Acme\n====\n\n.. toctree::\n   :maxdepth: 2\n\n   config\n',
+          'docs/config.rst': 'Configuration\n=============\n\n``timeout``: seconds to wait.\n',
+        },
+      },
+    ]) as [string];
+    const [mkdocsBase] = repository(path.join(dir, 'repos', 'acme', 'mkdocs-docs'), [
+      {
+        files: {
+          'mkdocs.yml': 'site_name: Acme\nnav:\n  - Home: index.md\n  - Guide: guide.md\n',
+          'docs/index.md': '# Acme\n\nSee the [guide](guide.md).\n',
+          'docs/guide.md': '# Guide\n\n## Timeouts\n\nCalls time out after 10 s.\n',
+        },
+      },
+    ]) as [string];
     const docs = {
       repo_url: 'https://github.com/acme/handbook',
       base_sha: docsBase,
@@ -182,6 +212,30 @@ describe('docwright eval --dogbench: DogBench-format items and rubrics over loca
         },
       },
       {
+        instance_id: 'sphinx-setting',
+        source_url: code.source_url,
+        context: 'Sphinx docs for the retries setting.',
+        docs: {
+          repo_url: 'https://github.com/acme/sphinx-docs',
+          base_sha: sphinxBase,
+          head_sha: null,
+          paths: [],
+        },
+        code,
+      },
+      {
+        instance_id: 'mkdocs-page',
+        source_url: code.source_url,
+        context: 'MkDocs page for the retries setting.',
+        docs: {
+          repo_url: 'https://github.com/acme/mkdocs-docs',
+          base_sha: mkdocsBase,
+          head_sha: null,
+          paths: [],
+        },
+        code,
+      },
+      {
         instance_id: 'acme-no-clone',
         source_url: 'x',
         context: 'y',
@@ -209,6 +263,8 @@ describe('docwright eval --dogbench: DogBench-format items and rubrics over loca
       { expected_decision: 'abstain', instance_id: 'acme-abstain', rubric: null },
       { expected_decision: 'patch', instance_id: 'acme-docs-only', rubric: null },
       { expected_decision: 'patch', instance_id: 'mono-example', rubric: EXAMPLE_RUBRIC },
+      { expected_decision: 'patch', instance_id: 'sphinx-setting', rubric: EXAMPLE_RUBRIC },
+      { expected_decision: 'patch', instance_id: 'mkdocs-page', rubric: EXAMPLE_RUBRIC },
       { expected_decision: 'patch', instance_id: 'acme-no-clone', rubric: null },
       { expected_decision: 'abstain', instance_id: 'acme-bad-sha', rubric: null },
       { expected_decision: 'patch', instance_id: 'acme-malformed', rubric: null },
@@ -217,7 +273,39 @@ describe('docwright eval --dogbench: DogBench-format items and rubrics over loca
 
     model = await startOpenAIServer({
       fallback: taskModel(
+        // First match wins: the Sphinx and MkDocs items name the same pull request as acme-retries.
         [
+          {
+            match: 'Sphinx docs for the retries setting',
+            steps: [
+              toolCall('read_file', { path: 'docs/config.rst' }),
+              toolCall('edit_file', {
+                path: 'docs/config.rst',
+                old_string: '``timeout``: seconds to wait.\n',
+                new_string:
+                  '``timeout``: seconds to wait.\n\n``retries``: attempts after a failure (default 3).\n',
+              }),
+              toolCall('finish', { title: 'Document retries', summary: 'Sphinx page.' }),
+            ],
+          },
+          {
+            // A new page must be in the nav: the first finish is refused until it is.
+            match: 'MkDocs page for the retries setting',
+            steps: [
+              toolCall('write_file', {
+                path: 'docs/retries.md',
+                content: '# Retries\n\nFailed calls are retried 3 times.\n',
+              }),
+              toolCall('finish', { title: 'Document retries', summary: 'New page.' }),
+              toolCall('read_file', { path: 'mkdocs.yml' }),
+              toolCall('edit_file', {
+                path: 'mkdocs.yml',
+                old_string: '  - Guide: guide.md\n',
+                new_string: '  - Guide: guide.md\n  - Retries: retries.md\n',
+              }),
+              toolCall('finish', { title: 'Document retries', summary: 'New page, in the nav.' }),
+            ],
+          },
           {
             match: 'acme/service/pull/7',
             steps: [
@@ -298,11 +386,11 @@ describe('docwright eval --dogbench: DogBench-format items and rubrics over loca
     });
     assert.match(
       errors['acme-no-clone']!,
-      /^items\.jsonl:5: docs: no local clone of https:\/\/github\.com\/acme\/missing/,
+      /^items\.jsonl:7: docs: no local clone of https:\/\/github\.com\/acme\/missing/,
     );
     assert.match(
       errors['acme-bad-sha']!,
-      /^items\.jsonl:6: docs\.base_sha f{40} is not in .*repos\/acme\/handbook \(fetch it there\)$/,
+      /^items\.jsonl:8: docs\.base_sha f{40} is not in .*repos\/acme\/handbook \(fetch it there\)$/,
     );
   });
 
@@ -350,13 +438,15 @@ describe('docwright eval --dogbench: DogBench-format items and rubrics over loca
       ['abstain', 0],
     );
     assert.equal(byId.get('mono-example')!.overall, 100, 'a docs_src example may be written');
-    // The set is incomplete (two items did not load): no composite; the patch mean is over 3 items.
+    assert.equal(byId.get('sphinx-setting')!.overall, 100, 'a Sphinx page may be written');
+    assert.equal(byId.get('mkdocs-page')!.overall, 100, 'an MkDocs page, once in the nav');
+    // The set is incomplete (items did not load): no composite; the patch mean is over the 5 that ran.
     assert.equal(doc.summary.complete, false);
     assert.equal(doc.summary.composite_score, null);
-    assert.equal(doc.summary.delivered_patch_quality, 50);
+    assert.equal(doc.summary.delivered_patch_quality, (50 + 0 + 100 + 100 + 100) / 5);
 
     const judgeRequests = model.requests.filter((r) => r.body.model === 'judge').map((r) => r.rawBody);
-    assert.equal(judgeRequests.length, 3, 'one call per judged item, and one retry for the bad quote');
+    assert.equal(judgeRequests.length, 5, 'one call per judged item, and one retry for the bad quote');
     assert.match(
       judgeRequests.join('\n'),
       /CORRECTION FROM THE PREVIOUS REJECTED ATTEMPT: C1: supporting_patch_quote is not an exact patch quote/,
