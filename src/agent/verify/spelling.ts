@@ -6,7 +6,7 @@
  * held to a dictionary it never chose.
  */
 import { pathToFileURL } from 'node:url';
-import { spellCheckDocument, type ValidationIssue } from 'cspell-lib';
+import type { ValidationIssue } from 'cspell-lib';
 import { changedLines, lineOf, lineStarts, MAX_FINDINGS_PER_PAGE, pagesToCheck } from './changed-lines.ts';
 import { type CspellConfig, findCspellConfig } from './cspell-config.ts';
 import { isProsePage, proseOf } from './prose.ts';
@@ -78,6 +78,8 @@ async function checkPage(
   text: string,
   lines: Set<number> | null,
 ): Promise<Finding[]> {
+  // Loaded on the first page to spell-check: 40 MB every agent process would carry otherwise.
+  const { spellCheckDocument } = await import('cspell-lib');
   const result = await spellCheckDocument(
     // A path under a root of its own: cspell finds no configuration file beside it.
     {
