@@ -4,4 +4,7 @@ source "$(dirname "$0")/lib.sh"
 ensure_node
 ensure_dependencies
 ensure_postgres
+# The dashboard's browser tests drive Chromium; the check-command tests run bubblewrap.
+ensure_chromium
+ensure_bubblewrap
 exec npm test --silent -- "$@"

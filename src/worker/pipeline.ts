@@ -42,10 +42,10 @@ const secretInChange = (files: readonly string[]): RunOutcome =>
   );
 
 /**
- * The pipeline for one run: checkout → agent → validation → commit → push →
- * pull request. Every secret the run could meet (run-secrets.ts) is redacted from
- * what it records and publishes, and a change holding one is not pushed; git gets its
- * credentials only through the environment.
+ * The pipeline for one run: resolve changes → checkout → agent (with validation and
+ * verification in its repair rounds) → commit → push → pull request. Every secret the run
+ * could meet (run-secrets.ts) is redacted from what it records and publishes, and a change
+ * holding one is not pushed; git gets its credentials only through the environment.
  */
 export interface PipelineOptions {
   /**
