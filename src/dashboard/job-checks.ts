@@ -17,7 +17,7 @@ const STATUS_CLASS: Record<AgentJob['checks'][number]['status'], string> = {
   passed: 'ok-text',
   fixed: 'ok-text',
   failed: 'error-text',
-  skipped: 'muted',
+  skipped: 'muted small',
 };
 
 type CheckFinding = AgentJob['checks'][number]['findings'][number];
