@@ -79,6 +79,9 @@ describe(`head branches on ${testDialect}`, () => {
     for (const table of ['jobs', 'job_runs'])
       await sql`alter table ${sql.id(table)} drop column changes`.execute(store.db);
     await sql`alter table projects drop column docs_webhook_secret`.execute(store.db);
+    // 0017's and 0018's check columns.
+    await sql`alter table projects drop column checks`.execute(store.db);
+    await sql`alter table jobs drop column checks`.execute(store.db);
     if (store.dialect === 'postgres') {
       // 0013's and 0016's functions, and 0014's triggers (with the function they call).
       await sql`drop function create_job`.execute(store.db);
