@@ -8,6 +8,7 @@ import type { Root } from 'mdast';
 import type { MdxJsxAttribute, MdxJsxFlowElement } from 'mdast-util-mdx-jsx';
 import { toString as textOf } from 'mdast-util-to-string';
 import { visit } from 'unist-util-visit';
+import { fenceAfter } from './mintlify-mdx.ts';
 
 /** Components that do not pass `id` on to an element of the page. */
 const WITHOUT_ID = new Set(
@@ -167,21 +168,9 @@ export function plainHeadingsHave(text: string, wanted: string): boolean {
   let fence: string | null = null;
   for (let i = start; i < lines.length; i++) {
     const line = lines[i]!.replace(/\r$/, '');
-    const opening = /^\s*(`{3,}|~{3,})/.exec(line);
-    if (fence !== null) {
-      if (
-        opening &&
-        opening[1]![0] === fence[0] &&
-        opening[1]!.length >= fence.length &&
-        line.trim() === opening[1]
-      )
-        fence = null;
-      continue;
-    }
-    if (opening) {
-      fence = opening[1]!;
-      continue;
-    }
+    const before = fence;
+    fence = fenceAfter(line, fence);
+    if (before !== null || fence !== null) continue;
     const plain = PLAIN_HEADING.exec(line);
     if (plain && cleanAnchor(mintlifySlug(plain[1]!)) === wanted) return true;
   }

@@ -29,6 +29,18 @@ export interface ParsedPage {
 }
 
 const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
+
+/**
+ * The code fence open after `line`, given the one open before it (null: none). As CommonMark has
+ * it: a fence closes with a run of the same character, at least as long, alone on its line.
+ */
+export function fenceAfter(line: string, open: string | null): string | null {
+  const marker = FENCE.exec(line)?.[1];
+  if (open === null) return marker ?? null;
+  const closes =
+    marker !== undefined && marker[0] === open[0] && marker.length >= open.length && line.trim() === marker;
+  return closes ? null : open;
+}
 const CUSTOM_ID = /^( {0,3}#{1,6}\s+.+?)\s*\{\s*#([^}]+?)\s*\}\s*$/;
 
 /** Parses kept for texts seen lately: the head and the base share every page the run did not touch. */
@@ -57,21 +69,9 @@ export function parsePage(text: string): ParsedPage {
       continue;
     }
     const line = lines[i]!;
-    const opening = FENCE.exec(line);
-    if (fence !== null) {
-      if (
-        opening &&
-        opening[1]![0] === fence[0] &&
-        opening[1]!.length >= fence.length &&
-        line.trim() === opening[1]
-      )
-        fence = null;
-      continue;
-    }
-    if (opening) {
-      fence = opening[1]!;
-      continue;
-    }
+    const before = fence;
+    fence = fenceAfter(line, fence);
+    if (before !== null || fence !== null) continue;
     const heading = CUSTOM_ID.exec(line);
     if (heading) {
       page.customIds.set(i + 1, heading[2]!);
