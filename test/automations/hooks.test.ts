@@ -459,6 +459,9 @@ describe('POST /hooks/{projectId}/{name}', () => {
   });
 
   test('an automation created after a merge never runs for its webhook, however late, while one older runs once', async () => {
+    const older = await t.app.automations.service.get(projects.github, automations.github);
+    // The merge falls between the two automations' creation, however fast the tests before ran.
+    await sleep(5);
     const later = await t.app.automations.service.create(projects.github, {
       name: 'Created after the merge',
       trigger: { type: 'code-change', repositories: ['docs'] },
@@ -466,7 +469,8 @@ describe('POST /hooks/{projectId}/{name}', () => {
     });
     try {
       const pull = mergedPull(170);
-      pull.pull_request.merged_at = new Date(Date.parse(later.createdAt) - 1_000).toISOString();
+      const between = (Date.parse(older.createdAt) + Date.parse(later.createdAt)) / 2;
+      pull.pull_request.merged_at = new Date(Math.floor(between)).toISOString();
       // Delivered late, then redelivered under a new id after the older automation recorded it.
       assert.deepEqual(await deliverAndProcess([['pull_request', pull]]), ['runs: 1']);
       assert.deepEqual(await deliverAndProcess([['pull_request', pull]]), ['runs: 0']);
