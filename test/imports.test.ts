@@ -85,6 +85,7 @@ const BASE = [
   'public-address.ts',
   'ref-name.ts',
   'database-errors.ts',
+  'repository-names.ts',
 ];
 const SERVICES = ['projects', 'keys', 'operators', 'servers', 'jobs', 'webhooks', 'automations'];
 const SURFACES = ['api', 'compat', 'dashboard', 'hooks'];

@@ -7,13 +7,9 @@
  * agent's process through IPC (src/worker/code-ipc.ts). This module says which repository a
  * path the model gives belongs to.
  */
+import { CONTEXT_DIR, DOCS_REPOSITORY } from '../repository-names.ts';
 import { compareStrings, FORBIDDEN_SEGMENTS, normaliseInput } from './paths.ts';
 import { ToolError } from './types.ts';
-
-/** The folder context repositories appear under. */
-export const CONTEXT_DIR = '_context';
-/** The name of the project's own repository. */
-export const DOCS_REPOSITORY = 'docs';
 
 export type {
   CodeChangedPaths,
@@ -25,6 +21,7 @@ export type {
   CodeSearchQuery,
   CodeSearchResult,
 } from './code-types.ts';
+export { CONTEXT_DIR, DOCS_REPOSITORY };
 
 import type { CodeReader } from './code-types.ts';
 

@@ -35,7 +35,7 @@ export const SKIP_REASONS = ['paths', 'label', 'own-change', 'disabled', 'missed
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
 /** The name of the project's own repository among the context repositories' names (docs/code-context.mdx). */
-import { DOCS_REPOSITORY_NAME as DOCS_REPOSITORY } from '../projects/context-repositories.ts';
+import { DOCS_REPOSITORY } from '../repository-names.ts';
 
 export { DOCS_REPOSITORY };
 export const DEFAULT_SKIP_LABELS: readonly string[] = ['no-docs'];

@@ -10,6 +10,7 @@ import { DocwrightError } from '../errors.ts';
 import type { ContextRepositoryView, DocsWebhookView } from '../projects/context-repositories.ts';
 import type { ProjectView } from '../projects/projects.ts';
 import { HOSTS } from '../projects/repository.ts';
+import { DOCS_REPOSITORY } from '../repository-names.ts';
 import { type Html, html } from './html.ts';
 import { csrfField, fieldError, formErrors, invalid, sendHtml } from './layout.ts';
 import { type SignedIn, setFlash } from './session.ts';
@@ -110,7 +111,7 @@ function repositoryTable(
 
 /** A webhook URL and its new secret, shown once (from the flash): a context repository's, or the docs repository's. */
 function created(added: { name: string; webhookUrl: string; webhookSecret: string }): Html {
-  const docs = added.name === 'docs';
+  const docs = added.name === DOCS_REPOSITORY;
   return html`<div class="new-key context-created" role="status" aria-labelledby="new-context-heading">
   <h3 id="new-context-heading">${docs ? 'New webhook secret for the docs repository' : `Context repository ${added.name} added`}</h3>
   <p>${docs ? 'Give the docs repository’s webhook this URL and secret (push events), so that docs-push automations hear of pushes. Any earlier secret no longer verifies.' : 'Add a webhook on its code host with this URL and secret, so that docwright hears of merged changes.'} Copy the secret now: it is shown only once.</p>

@@ -5,14 +5,22 @@
  *
  * A request names changes; the worker resolves them through the host before the model starts
  * (src/worker/change-resolution.ts). Nothing here contacts a host.
+ *
+ * One shape a layer, and every conversion between them here: a request's `ChangeInput` (the
+ * API body) becomes a stored `ChangeRequest` (requestedChanges), which asks the host for a
+ * `ChangeRef` (changeRef) and comes back as git's `Change`; the AgentJob shows a `JobChange`
+ * (pendingJobChanges before a run resolved it, resolvedJobChange after). The agent's
+ * `AgentChange` is git's `Change` with its repository's name, structurally
+ * (test/agent/change-shape.test.ts keeps the two alike).
  */
 import { z } from 'zod';
 import { DocwrightError } from '../errors.ts';
+import type { Change, ChangeRef } from '../git/hosts/change.ts';
 import { findChangeUrls, MAX_CHANGE_URLS } from '../git/hosts/change-url.ts';
 import { sameRepository } from '../git/repository-url.ts';
-/** The project's own repository, as `changes[].repository` and AgentJob `changes[].repository` name it. */
-import { DOCS_REPOSITORY_NAME as DOCS_REPOSITORY } from '../projects/context-repositories.ts';
 import { branchNameProblem } from '../ref-name.ts';
+/** The project's own repository, as `changes[].repository` and AgentJob `changes[].repository` name it. */
+import { DOCS_REPOSITORY } from '../repository-names.ts';
 
 export { DOCS_REPOSITORY };
 
@@ -214,6 +222,31 @@ export function requestedChanges(
   }
   return requests;
 }
+
+/** How a change is called in messages: `docs#42`, `api@1a2b3c4`, `api 1a2b..3c4d`. */
+export function changeLabel(request: ChangeRequest): string {
+  if (request.kind === 'pull-request') return `${request.repository}#${request.number}`;
+  if (request.kind === 'commit') return `${request.repository}@${request.sha.slice(0, 12)}`;
+  return `${request.repository} ${request.base}..${request.head}`;
+}
+
+/** What the host is asked for. */
+export const changeRef = (request: ChangeRequest): ChangeRef =>
+  request.kind === 'pull-request'
+    ? { kind: 'pull-request', number: request.number }
+    : request.kind === 'commit'
+      ? { kind: 'commit', sha: request.sha }
+      : { kind: 'range', base: request.base, head: request.head };
+
+/** The AgentJob's view of a change its host resolved. */
+export const resolvedJobChange = (resolved: Change & { repository: string }): ResolvedJobChange => ({
+  repository: resolved.repository,
+  kind: resolved.kind,
+  number: resolved.number,
+  sha: resolved.headSha,
+  url: resolved.url,
+  title: resolved.title,
+});
 
 /** Stored JSON of a run's requested changes (`[]` when the column predates them). */
 export function parseChangeRequests(stored: string | null | undefined): ChangeRequest[] {

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { DocwrightError } from '../errors.ts';
 import { processSecrets } from '../redact.ts';
+import { DOCS_REPOSITORY } from '../repository-names.ts';
 import { compiledQuery } from '../store/compiled-query.ts';
 import type { Store } from '../store/database.ts';
 import type { ContextRepositoryRow } from '../store/schema.ts';
@@ -17,8 +18,6 @@ import type { SecretBox } from './secret-box.ts';
 
 /** Most context repositories a project may have. */
 export const MAX_CONTEXT_REPOSITORIES = 10;
-/** The name of the project's own repository in jobs and tools: no context repository may take it. */
-export const DOCS_REPOSITORY_NAME = 'docs';
 /** Where `webhookUrl` points when neither `DOCWRIGHT_PUBLIC_URL` nor a request says otherwise. */
 export const DEFAULT_BASE_URL = 'http://localhost:8080';
 
@@ -31,7 +30,7 @@ const contextRepositoryInput = z
     name: z
       .string()
       .regex(SLUG, SLUG_MESSAGE)
-      .refine((name) => name !== DOCS_REPOSITORY_NAME, {
+      .refine((name) => name !== DOCS_REPOSITORY, {
         message: 'docs is reserved for the project’s own repository; choose another name',
       }),
     repository: z.string().min(1).max(2000),
@@ -113,7 +112,7 @@ export interface ContextRepositoryService {
 
 /** The hook URL of the project's own repository (docs/automations.mdx, `docs`). */
 export interface DocsWebhookView {
-  name: typeof DOCS_REPOSITORY_NAME;
+  name: typeof DOCS_REPOSITORY;
   webhookUrl: string;
   /** Whether a secret is set (never the secret). */
   hasSecret: boolean;
@@ -237,7 +236,7 @@ export function createContextRepositoryService(deps: {
     },
 
     async webhookSecretFor(projectId, name) {
-      if (name === DOCS_REPOSITORY_NAME) {
+      if (name === DOCS_REPOSITORY) {
         const project = await db
           .selectFrom('projects')
           .select('docs_webhook_secret')
@@ -279,8 +278,8 @@ export function createContextRepositoryService(deps: {
         .executeTakeFirst();
       if (!project) throw new DocwrightError('project-not-found', `project ${projectId} does not exist`);
       return {
-        name: DOCS_REPOSITORY_NAME,
-        webhookUrl: hookUrl(projectId, DOCS_REPOSITORY_NAME, options),
+        name: DOCS_REPOSITORY,
+        webhookUrl: hookUrl(projectId, DOCS_REPOSITORY, options),
         hasSecret: project.docs_webhook_secret !== null,
       };
     },
@@ -297,8 +296,8 @@ export function createContextRepositoryService(deps: {
         throw new DocwrightError('project-not-found', `project ${projectId} does not exist`);
       }
       return {
-        name: DOCS_REPOSITORY_NAME,
-        webhookUrl: hookUrl(projectId, DOCS_REPOSITORY_NAME, options),
+        name: DOCS_REPOSITORY,
+        webhookUrl: hookUrl(projectId, DOCS_REPOSITORY, options),
         hasSecret: true,
         webhookSecret,
       };

@@ -10,11 +10,11 @@ import { MirrorCache } from '../git/mirror.ts';
 import { readPullRequestTemplate } from '../git/pull-request-template.ts';
 import { pushBranch } from '../git/push.ts';
 import { isOwnHeadBranch, recordHeadBranch } from '../jobs/branches.ts';
-import { DOCS_REPOSITORY } from '../jobs/changes.ts';
+import { DOCS_REPOSITORY, resolvedJobChange } from '../jobs/changes.ts';
 import { headBranch } from '../projects/head-branch.ts';
 import { redactDeep } from '../redact.ts';
 import type { ModelSpec } from './agent-process.ts';
-import { jobChanges, resolveChanges } from './change-resolution.ts';
+import { resolveChanges } from './change-resolution.ts';
 import { pullRequestBody } from './pull-request-body.ts';
 import { codeContextOf, openRunCode, type ResolveCodeContext, type RunCode } from './run-code.ts';
 import { processRunDirectory } from './run-directories.ts';
@@ -108,7 +108,7 @@ export function createPipeline(app: PipelineDeps, options: PipelineOptions = {})
       const hostOf = (name: string) => (name === DOCS_REPOSITORY ? host : contextHosts.get(name));
       // Each change is fetched before the model starts: one the host cannot give ends the run here.
       const resolved = await resolveChanges(run.changes, hostOf, signal);
-      const changes = jobChanges(resolved);
+      const changes = resolved.map(resolvedJobChange);
       if (resolved.length > 0) await record('changes.resolved', { changes });
       const codeContext = options.codeContext
         ? await options.codeContext(job, run, signal)

@@ -18,7 +18,6 @@ import { GitError } from '../git/git.ts';
 import { type CodeHost, type GitAccessOptions, gitAccess, HostError } from '../git/hosts/index.ts';
 import type { MirrorCache } from '../git/mirror.ts';
 import type { ContextRepositoryAccess } from '../projects/context-repositories.ts';
-import type { ResolvedChange } from './change-resolution.ts';
 import { gitCodeContext, servedRepositories } from './code-context.ts';
 import type { RunnableJob, RunnableRun } from './runner.ts';
 
@@ -69,11 +68,11 @@ export const noCodeContext: ResolveCodeContext = async () => ({ contextRepositor
 export async function codeContextOf(
   repositories: readonly ContextRepositoryAccess[],
   hosts: ReadonlyMap<string, CodeHost>,
-  resolved: readonly ResolvedChange[],
+  resolved: readonly AgentChange[],
   signal: AbortSignal,
   gitOptions: GitAccessOptions = {},
 ): Promise<RunCodeContext> {
-  const headOf = (name: string) => resolved.find((r) => r.repository === name)?.change.headSha;
+  const headOf = (name: string) => resolved.find((r) => r.repository === name)?.headSha;
   const contextRepositories = await Promise.all(
     repositories.map(async (repository): Promise<ContextRepositorySource> => {
       const access = await gitAccess(hosts.get(repository.name)!, signal, gitOptions).catch(
@@ -93,7 +92,7 @@ export async function codeContextOf(
   const docsCommit = headOf(DOCS_REPOSITORY);
   return {
     contextRepositories,
-    changes: resolved.map(({ repository, change }) => ({ repository, ...change })),
+    changes: [...resolved],
     ...(docsCommit && { docsCommit }),
   };
 }

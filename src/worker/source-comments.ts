@@ -4,8 +4,9 @@
  * the agent's reason when no documentation change was needed. A comment that fails is recorded
  * in the transcript and fails nothing: the docs work stands.
  */
+
+import type { AgentChange } from '../agent/change.ts';
 import type { CodeHost } from '../git/hosts/index.ts';
-import type { ResolvedChange } from './change-resolution.ts';
 
 /** The longest reason quoted in a comment (a summary is the model's text). */
 const MAX_REASON = 4_000;
@@ -27,7 +28,7 @@ export function sourceComment(outcome: {
 }
 
 export async function commentOnSources(
-  resolved: readonly ResolvedChange[],
+  resolved: readonly AgentChange[],
   hostOf: (repository: string) => CodeHost | undefined,
   options: {
     prLink: string | null;
@@ -40,7 +41,8 @@ export async function commentOnSources(
   },
 ): Promise<void> {
   const body = sourceComment(options);
-  for (const { repository, change } of resolved) {
+  for (const change of resolved) {
+    const { repository } = change;
     if (change.kind !== 'pull-request' || change.number === null) continue;
     const host = hostOf(repository);
     if (!host) continue;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CONTEXT_DIR, codeError, codeTarget, contextNames, mergePaths } from '../code.ts';
+import { CONTEXT_DIR, codeError, codeTarget, contextNames, DOCS_REPOSITORY, mergePaths } from '../code.ts';
 import { ToolError } from '../types.ts';
 import { globFilter } from './shared.ts';
 import type { AgentTool, ToolContext } from './tool.ts';
@@ -68,7 +68,7 @@ export const listFiles: AgentTool<z.infer<typeof parameters>> = {
         if (!(error instanceof ToolError)) throw error;
       }
       if (glob) walked = walked.filter(globFilter(glob, target.relative));
-      const listed = await listCode(context, 'docs', target.relative, glob, '', docs);
+      const listed = await listCode(context, DOCS_REPOSITORY, target.relative, glob, '', docs);
       files = mergePaths(walked, listed.files);
       total = walked.length + listed.total;
     }

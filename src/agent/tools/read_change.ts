@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { shownPath } from '../../repository-names.ts';
 import { binaryKind } from '../binary-kind.ts';
 import {
   type AgentChange,
@@ -185,7 +186,7 @@ async function fileDiff(
   const path = input.replace(/^\.?\/+/, '');
   const file = change.files.find((f) => f.path === path) ?? change.files.find((f) => f.previousPath === path);
   if (!file) return unlistedFileDiff(change, index, input, path, repository);
-  const where = change.repository === 'docs' ? file.path : `_context/${change.repository}/${file.path}`;
+  const where = shownPath(change.repository, file.path);
   // A rename the host gave no diff for may be a binary file: git tells.
   const fromGit =
     repository && (file.binary || file.truncated || file.diff === null)
@@ -223,7 +224,7 @@ async function unlistedFileDiff(
         diff: null,
         truncated: false,
       };
-      const where = change.repository === 'docs' ? path : `_context/${change.repository}/${path}`;
+      const where = shownPath(change.repository, path);
       return found.binary ? binaryFile(file, found) : gitDiff(file, found, where);
     }
   }
