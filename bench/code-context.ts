@@ -26,7 +26,7 @@ import { openContextRepository } from '../src/git/context-repository.ts';
 import { gitCredentialEnv } from '../src/git/credentials.ts';
 import { git } from '../src/git/git.ts';
 import { MirrorCache } from '../src/git/mirror.ts';
-import { gitCodeContext } from '../src/worker/code-context.ts';
+import { gitCodeContext } from '../src/pipeline/code-context.ts';
 import { type GitHttpServer, startGitHttpServer } from '../test/doubles/git-http-server.ts';
 
 const { values: args } = parseArgs({

@@ -23,9 +23,9 @@ import pg from 'pg';
 import { type App, openApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
+import type { Runner } from '../src/pipeline/runner.ts';
 import { buildServer } from '../src/server.ts';
 import { AutomationLoop } from '../src/worker/automation-loop.ts';
-import type { Runner } from '../src/worker/runner.ts';
 import { Worker } from '../src/worker/worker.ts';
 
 const { values: args } = parseArgs({
@@ -127,7 +127,7 @@ if (!isMainThread) {
  * (here one that computes a fifth of the time, as an agent waiting on its model does) while the worker writes its transcript events, until it is stopped
  * or 60 s pass.
  */
-const busyRunner: Runner = async (_job, _run, signal, emit) => {
+const busyRunner: Runner = async (_job, _run, { signal, emit }) => {
   // An agent mostly waits for the model: it computes 2 ms of every 10.
   const agent = spawn(
     process.execPath,

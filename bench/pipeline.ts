@@ -51,10 +51,10 @@ import { type App, openApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { gitCredentialEnv } from '../src/git/credentials.ts';
 import { createLogger } from '../src/logger.ts';
+import { createPipeline } from '../src/pipeline/pipeline.ts';
+import type { RunnableJob, Runner } from '../src/pipeline/runner.ts';
 import { headBranch } from '../src/projects/head-branch.ts';
-import { createPipeline } from '../src/worker/pipeline.ts';
 import { processRunDirectory } from '../src/worker/run-directories.ts';
-import type { RunnableJob, Runner } from '../src/worker/runner.ts';
 import { Worker } from '../src/worker/worker.ts';
 import { type GitHttpServer, startGitHttpServer } from '../test/doubles/git-http-server.ts';
 import { type GitHubApi, startGitHubApi } from '../test/doubles/github-api.ts';
@@ -167,23 +167,19 @@ subscribe('child_process', (message) => {
 
 /** The production runner, with its start, end and emitted events timed; tells GitHub about the branch. */
 function tracedRunner(inner: Runner, onStart: (job: RunnableJob) => Promise<void>): Runner {
-  const traced: Runner = async (job, run, signal, emit, defer, recordUsage) => {
+  const traced: Runner = async (job, run, tools) => {
     const trace = tracing;
     await onStart(job);
     if (trace) trace.runStart = performance.now();
     try {
-      return await inner(
-        job,
-        run,
-        signal,
-        async (type, data) => {
+      return await inner(job, run, {
+        ...tools,
+        emit: async (type, data) => {
           const start = performance.now();
-          await emit(type, data);
+          await tools.emit(type, data);
           trace?.events.push({ name: type, start, end: performance.now() });
         },
-        defer,
-        recordUsage,
-      );
+      });
     } finally {
       if (trace) trace.runEnd = performance.now();
     }

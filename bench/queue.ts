@@ -25,7 +25,7 @@ import pg from 'pg';
 import { type App, openApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
-import type { Runner } from '../src/worker/runner.ts';
+import type { Runner } from '../src/pipeline/runner.ts';
 import { Worker } from '../src/worker/worker.ts';
 
 const { values: args } = parseArgs({

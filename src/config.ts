@@ -74,7 +74,7 @@ export interface Config {
   agent: AgentBudgets;
   /** Caps the agent's tools enforce (see AgentLimits). */
   agentLimits: AgentLimits;
-  /** Bounds on the process each run's agent executes in (see src/worker/agent-process.ts). */
+  /** Bounds on the process each run's agent executes in (see src/pipeline/agent-process.ts). */
   agentProcess: AgentProcessLimits;
   /** The mirror cache runs make their checkouts from (see src/git/mirror.ts). */
   mirrors: MirrorSettings;
@@ -138,7 +138,7 @@ export const DEFAULT_STREAM_LIMITS: StreamLimits = {
   keepAliveMs: 15_000,
 };
 
-/** Bounds on the process of one run (src/worker/agent-process.ts). */
+/** Bounds on the process of one run (src/pipeline/agent-process.ts). */
 export interface AgentProcessLimits {
   /** Heap (V8's cap) of one run's process in MiB (`DOCWRIGHT_RUN_MEMORY_MB`, default 512). */
   memoryMb: number;

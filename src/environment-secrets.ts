@@ -13,7 +13,7 @@ export const SERVICE_SECRET_VARIABLES = [
 
 /**
  * The service keys set in `env` (SERVICE_SECRET_VARIABLES): what a job's outputs are scrubbed
- * of besides the project's own secrets (src/worker/run-secrets.ts). Not the passwords of
+ * of besides the project's own secrets (src/pipeline/run-secrets.ts). Not the passwords of
  * environmentSecrets: a database password such as `postgres` is a common word in documentation.
  */
 export function serviceSecrets(env: NodeJS.ProcessEnv): string[] {

@@ -65,7 +65,8 @@ test('types are imported by import statements, which the cycle check sees (not b
  *   git: checkouts and code hosts, knowing nothing of projects or jobs; config.ts;
  * - services own their SQL: projects, keys, operators, servers, jobs, webhooks, automations;
  * - app.ts: the composition of the services one process shares (and metrics.ts);
- * - work: worker/, the background loops of a process (job runs, webhook sends, automations);
+ * - work: pipeline/, one run's stages; worker/, the background loops of a process (scheduling
+ *   runs, webhook sends, automations);
  * - http: the floor the surfaces share (problems, auth, event streams, request logs);
  * - surfaces, peers that call services, never the store: api (v2), compat (v1), dashboard, hooks;
  * - server.ts: the composition root, one server of every surface (and openapi.ts, their description);
@@ -106,8 +107,10 @@ const ALLOWED: Record<string, string[]> = {
   automations: [...BELOW_SERVICES, 'projects', 'jobs'],
   'metrics.ts': BELOW_SERVICES,
   'app.ts': [...BELOW_SERVICES, ...SERVICES, 'metrics.ts'],
-  // The background work of a process (job runs, webhook sends, automation passes) takes the App.
-  worker: [...BELOW_SERVICES, 'agent', ...SERVICES, 'app.ts'],
+  // A run's pipeline (resolve → checkout → agent → verify → publish) takes the App and the agent.
+  pipeline: [...BELOW_SERVICES, 'agent', ...SERVICES, 'app.ts'],
+  // The background work of a process (scheduling runs, webhook sends, automation passes) takes the App.
+  worker: [...BELOW_SERVICES, ...SERVICES, 'app.ts', 'pipeline'],
   // The HTTP floor every surface shares: problem rendering, auth, event streams, request logs.
   http: [...BASE, 'config.ts', ...SERVICES, 'metrics.ts', 'app.ts'],
   api: [...BASE, 'config.ts', ...SERVICES, 'metrics.ts', 'app.ts', 'http'],
@@ -119,7 +122,7 @@ const ALLOWED: Record<string, string[]> = {
   'openapi.ts': [...BASE, ...SERVICES, 'http', ...SURFACES, 'openapi-automations.ts'],
   'openapi-automations.ts': [...BASE, ...SERVICES, 'http', ...SURFACES, 'openapi.ts'],
   // Edges: eval runs the pipeline and renders its report with the dashboard's pieces.
-  eval: [...BELOW_SERVICES, 'agent', ...SERVICES, 'worker', 'app.ts', 'dashboard'],
+  eval: [...BELOW_SERVICES, 'agent', ...SERVICES, 'pipeline', 'worker', 'app.ts', 'dashboard'],
   client: [...BASE, 'http', 'api', 'jobs', 'automations'],
   mcp: [...BASE, 'client', 'jobs'],
   action: [...BASE, 'client'],

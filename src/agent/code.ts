@@ -4,7 +4,7 @@
  *
  * The agent knows nothing of git: a `CodeReader` answers list/read/search by repository name
  * (`docs` for the project's own), and the worker serves it from the mirror cache — in the
- * agent's process through IPC (src/worker/code-ipc.ts). This module says which repository a
+ * agent's process through IPC (src/pipeline/code-ipc.ts). This module says which repository a
  * path the model gives belongs to.
  */
 import { CONTEXT_DIR, DOCS_REPOSITORY } from '../repository-names.ts';

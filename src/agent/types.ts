@@ -123,7 +123,7 @@ export interface AgentInput {
   onUsage?: (usage: { inputTokens: number; outputTokens: number }) => Promise<void> | void;
   /**
    * The code the run may read, read-only (docs/code-context.mdx): which repositories `codeReader` serves.
-   * Serializable; the agent's process gets a reader that asks its parent (src/worker/code-ipc.ts).
+   * Serializable; the agent's process gets a reader that asks its parent (src/pipeline/code-ipc.ts).
    */
   code?: CodeDescription;
   /** Answers code reads for `code.repositories` (not serializable: stays in the process that made it). */

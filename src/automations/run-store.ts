@@ -137,7 +137,7 @@ export function selectRuns(db: Kysely<Database>) {
  * its changes to a branch and opened no pull request (a local repository has none),
  * `no-changes-needed` when it completed without changing anything, `failed` (reason: the job's
  * error code, or `cancelled`) otherwise. The job's branch is set only when something was
- * committed to it (worker/pipeline.ts).
+ * committed to it (pipeline/pipeline.ts).
  */
 export function toRun(row: RunRowWithJob): AutomationRun {
   let outcome = row.outcome as RunOutcome;

@@ -11,7 +11,7 @@ import type { Model } from '../agent/model-resolution.ts';
 import { openApp } from '../app.ts';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
-import { createPipeline } from '../worker/pipeline.ts';
+import { createPipeline } from '../pipeline/pipeline.ts';
 import { Worker } from '../worker/worker.ts';
 import { type DogBenchSummary, dogbenchSummary } from './dogbench-score.ts';
 import { invalidReport, runTask, type TaskReport } from './run-task.ts';

@@ -4,7 +4,7 @@
  * to a configured repository, and the resolved changes the AgentJob shows.
  *
  * A request names changes; the worker resolves them through the host before the model starts
- * (src/worker/change-resolution.ts). Nothing here contacts a host.
+ * (src/pipeline/change-resolution.ts). Nothing here contacts a host.
  *
  * One shape a layer, and every conversion between them here: a request's `ChangeInput` (the
  * API body) becomes a stored `ChangeRequest` (requestedChanges), which asks the host for a

@@ -7,14 +7,14 @@ import { runHistory } from '../jobs/runs.ts';
 import { finishRun, recordRunEvent } from '../jobs/transitions.ts';
 import { jobSpending, recordUsage, type TokenUsage } from '../jobs/usage.ts';
 import type { Logger } from '../logger.ts';
+import type { DeferTask, RunnableJob, Runner } from '../pipeline/runner.ts';
 import type { JobRunRow } from '../store/schema.ts';
 import { isTransientDatabaseError, retryDatabase } from '../store/transient.ts';
 import { Backoff, logTaskFailure } from './backoff.ts';
 import { type ClaimedRun, claimNextRun } from './claim.ts';
 import { ClaimLoop } from './claim-loop.ts';
 import { type Lease, lostLeases, releaseLease, renewLease } from './lease.ts';
-import { removeOwnRunDirectory, removeStaleRunDirectories } from './run-directories.ts';
-import type { DeferTask, RunnableJob, Runner } from './runner.ts';
+import { processRunDirectory, removeOwnRunDirectory, removeStaleRunDirectories } from './run-directories.ts';
 import { sweepRuns, timeLimitError } from './sweeper.ts';
 import { goneWorkerProcess, newWorkerId } from './worker-identity.ts';
 
@@ -311,10 +311,7 @@ export class Worker {
           spent,
           changes: parseChangeRequests(run.changes),
         },
-        controller.signal,
-        emit,
-        defer,
-        recordTokens,
+        { signal: controller.signal, emit, defer, recordUsage: recordTokens, tmpDir: processRunDirectory() },
       );
       if (!controller.signal.aborted) outcome = result;
     } catch (error) {

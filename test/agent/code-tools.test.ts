@@ -15,7 +15,7 @@ import { DEFAULT_LIMITS, ToolError } from '../../src/agent/types.ts';
 import { Workspace } from '../../src/agent/workspace.ts';
 import { GitCodeReader } from '../../src/git/code-reader.ts';
 import type { Change } from '../../src/git/hosts/change.ts';
-import { gitCodeContext } from '../../src/worker/code-context.ts';
+import { gitCodeContext } from '../../src/pipeline/code-context.ts';
 import { createGitRepository, type GitRepository } from '../doubles/git-repository.ts';
 import { temporaryDirectory } from '../helpers/temp.ts';
 

@@ -10,7 +10,7 @@ import { VerificationRounds } from '../../src/agent/verify/rounds.ts';
 import { checkoutTree, overlayTree } from '../../src/agent/verify/tree.ts';
 import type { Check, Finding, RunChanges } from '../../src/agent/verify/types.ts';
 import { verifyTree } from '../../src/agent/verify/verify-tree.ts';
-import { checksSection } from '../../src/worker/checks-section.ts';
+import { checksSection } from '../../src/pipeline/checks-section.ts';
 
 const dirs: string[] = [];
 after(() => {

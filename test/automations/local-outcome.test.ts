@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
-import { createPipeline } from '../../src/worker/pipeline.ts';
+import { createPipeline } from '../../src/pipeline/pipeline.ts';
 import { Worker } from '../../src/worker/worker.ts';
 import { type ScriptedServer, startOpenAIServer, toolCall } from '../doubles/openai-server.ts';
 import { createGitRepository, startTestApp, type TestApp } from '../helpers/app.ts';

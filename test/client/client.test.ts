@@ -8,7 +8,7 @@ import { createClient, type DocwrightClient } from '../../src/client/client.ts';
 import { DocwrightApiError } from '../../src/client/errors.ts';
 import type { AgentJob, JobEvent } from '../../src/client/types.ts';
 import { appendEvents } from '../../src/jobs/events.ts';
-import type { Runner } from '../../src/worker/runner.ts';
+import type { Runner } from '../../src/pipeline/runner.ts';
 import { Worker } from '../../src/worker/worker.ts';
 import { type SeededProject, seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
 
@@ -542,7 +542,7 @@ describe('client: waitForJob with a worker', () => {
     return g;
   };
   // The prompt scripts the run: `gate:<name>` waits for the test, `fail` fails, then three steps.
-  const runner: Runner = async (_job, run, signal, emit) => {
+  const runner: Runner = async (_job, run, { signal, emit }) => {
     const held = /^gate:(\S+)/.exec(run.prompt);
     if (held)
       await Promise.race([

@@ -3,7 +3,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { createPipeline } from '../../src/worker/pipeline.ts';
+import { createPipeline } from '../../src/pipeline/pipeline.ts';
 import { Worker } from '../../src/worker/worker.ts';
 import { type ScriptedServer, startOpenAIServer, toolCall } from '../doubles/openai-server.ts';
 import { createGitRepository, startTestApp, type TestApp } from '../helpers/app.ts';

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { jobSpending, recordUsage } from '../../src/jobs/usage.ts';
+import type { RunnableRun, Runner } from '../../src/pipeline/runner.ts';
 import { claimNextRun } from '../../src/worker/claim.ts';
 import { releaseLease } from '../../src/worker/lease.ts';
-import type { RunnableRun, Runner } from '../../src/worker/runner.ts';
 import { Worker } from '../../src/worker/worker.ts';
 import { bearer, type SeededProject, seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
 import { createJob, firstRun, waitFor } from '../helpers/worker.ts';
@@ -35,7 +35,7 @@ describe('usage accrues as it is spent; budgets are per job and per project mont
   after(() => t.close());
 
   test('a failed job and a cancelled job show the tokens their runs spent', async () => {
-    start(async (_job, run, signal, _emit, _defer, recordUsage) => {
+    start(async (_job, run, { signal, recordUsage }) => {
       await recordUsage({ inputTokens: 300, outputTokens: 40 });
       if (run.prompt === 'fail')
         return { status: 'failed', error: { code: 'budget-exceeded', message: 'out' } };
@@ -85,7 +85,7 @@ describe('usage accrues as it is spent; budgets are per job and per project mont
 
   test('a follow-up run is told what the job spent before it', async () => {
     const runs: RunnableRun[] = [];
-    start(async (_job, run, _signal, _emit, _defer, recordUsage) => {
+    start(async (_job, run, { recordUsage }) => {
       runs.push(run);
       for (let i = 0; i < 3; i++) await recordUsage({ inputTokens: 100, outputTokens: 20 });
       return { status: 'completed', prLink: null, branch: null, summary: `run ${run.seq}` };

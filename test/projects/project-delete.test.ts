@@ -7,8 +7,8 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { recordRun } from '../../src/automations/run-store.ts';
+import type { Runner } from '../../src/pipeline/runner.ts';
 import type { Signal } from '../../src/store/signals.ts';
-import type { Runner } from '../../src/worker/runner.ts';
 import { Worker } from '../../src/worker/worker.ts';
 import { bearer, type SeededProject, seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
 import { waitFor } from '../helpers/worker.ts';
@@ -45,7 +45,7 @@ describe('deleting a project', () => {
   let markStarted: (jobId: string) => void;
 
   // The agent's place in the worker: it says something and spends tokens, then works until it is stopped.
-  const runner: Runner = async (job, _run, signal, emit, _defer, recordUsage) => {
+  const runner: Runner = async (job, _run, { signal, emit, recordUsage }) => {
     await emit('agent.text', { text: 'working on it' });
     await recordUsage({ inputTokens: 100, outputTokens: 10 });
     startedJobs.add(job.id);

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import type { AgentProcessLimits } from '../../src/config.ts';
 import { loadConfig } from '../../src/config.ts';
-import { AgentProcess } from '../../src/worker/agent-process.ts';
+import { AgentProcess } from '../../src/pipeline/agent-process.ts';
 import { startOpenAIServer, toolCalls } from '../doubles/openai-server.ts';
 import { temporaryDirectory } from '../helpers/temp.ts';
 

@@ -4,7 +4,7 @@
 // starts, and nothing is pushed. Real git over smart HTTP and the GitHub API double.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createPipeline } from '../../src/worker/pipeline.ts';
+import { createPipeline } from '../../src/pipeline/pipeline.ts';
 import { Worker } from '../../src/worker/worker.ts';
 import { type ScriptedServer, startOpenAIServer } from '../doubles/openai-server.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';

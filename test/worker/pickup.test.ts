@@ -6,7 +6,7 @@
 // wake-up is the process's own signal: tested with a poll too slow to ever start a job.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Runner } from '../../src/worker/runner.ts';
+import type { Runner } from '../../src/pipeline/runner.ts';
 import { Worker } from '../../src/worker/worker.ts';
 import { type SeededProject, seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
 import { testDialect } from '../helpers/database.ts';
@@ -70,7 +70,7 @@ describe(`pickup in one process on ${testDialect}: the create wakes the worker`,
 
   test('with the fallback poll an hour away, only the create’s wake-up can start the job: it starts', async () => {
     const started = new Map<string, () => void>();
-    const runner: Runner = (job, _run, signal) =>
+    const runner: Runner = (job, _run, { signal }) =>
       new Promise((resolve) => {
         const done = () => resolve({ status: 'completed', prLink: null, branch: null, summary: null });
         started.set(job.id, done);

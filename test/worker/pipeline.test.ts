@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createPipeline } from '../../src/worker/pipeline.ts';
+import { createPipeline } from '../../src/pipeline/pipeline.ts';
 import { Worker } from '../../src/worker/worker.ts';
 import { type ScriptedServer, startOpenAIServer, toolCall } from '../doubles/openai-server.ts';
 import { createGitRepository, type SeededProject, startTestApp, type TestApp } from '../helpers/app.ts';

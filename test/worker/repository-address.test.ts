@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import dns from 'node:dns/promises';
 import { after, before, test } from 'node:test';
-import { createPipeline } from '../../src/worker/pipeline.ts';
+import { createPipeline } from '../../src/pipeline/pipeline.ts';
 import { Worker } from '../../src/worker/worker.ts';
 import { type ScriptedServer, startOpenAIServer } from '../doubles/openai-server.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';

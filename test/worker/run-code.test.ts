@@ -1,4 +1,4 @@
-// The code of one run (src/worker/run-code.ts): the project's own code outside docsDir from the
+// The code of one run (src/pipeline/run-code.ts): the project's own code outside docsDir from the
 // run's sparse checkout — at its base, or at the head of the job's change of the docs repository —
 // and context repositories from their mirrors; a context repository that cannot be fetched is left
 // out unless the job documents a change of it. Real git over HTTP on loopback.
@@ -11,7 +11,7 @@ import type { AgentChange } from '../../src/agent/change.ts';
 import { checkoutForRun } from '../../src/git/checkout.ts';
 import { gitCredentialEnv } from '../../src/git/credentials.ts';
 import { MirrorCache } from '../../src/git/mirror.ts';
-import { openRunCode } from '../../src/worker/run-code.ts';
+import { openRunCode } from '../../src/pipeline/run-code.ts';
 import { type GitHttpServer, startGitHttpServer } from '../doubles/git-http-server.ts';
 import { temporaryDirectory } from '../helpers/temp.ts';
 

@@ -1,4 +1,4 @@
-// A run's secrets (src/worker/run-secrets.ts): a GitHub App key is redacted line by line (a model
+// A run's secrets (src/pipeline/run-secrets.ts): a GitHub App key is redacted line by line (a model
 // may copy it with other line breaks), a secret is found in its encoded forms, a short one is
 // redacted but not looked for in files (it would match words), and the environment's secrets a
 // run knows are the service keys, not the database or first operator's password.
@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { test } from 'node:test';
 import { serviceSecrets } from '../../src/environment-secrets.ts';
-import { RunSecrets } from '../../src/worker/run-secrets.ts';
+import { RunSecrets } from '../../src/pipeline/run-secrets.ts';
 
 test('a PEM key copied with other line breaks is still redacted, line by line', () => {
   const pem = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({

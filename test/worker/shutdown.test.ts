@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Runner } from '../../src/worker/runner.ts';
+import type { Runner } from '../../src/pipeline/runner.ts';
 import { Worker } from '../../src/worker/worker.ts';
 import { type SeededProject, seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
 import { testDialect } from '../helpers/database.ts';
@@ -124,7 +124,7 @@ describe(`worker SIGTERM on ${testDialect} (docs/worker.mdx)`, () => {
   test('stop() while a claim is in flight: that run is released too, not left running with a lease', async () => {
     const jobId = await createJob(t.app, p.projectId);
     const signals: AbortSignal[] = [];
-    const runner: Runner = async (_job, _run, signal) => {
+    const runner: Runner = async (_job, _run, { signal }) => {
       signals.push(signal);
       // Runs until aborted (perhaps before it was called); bounded, should stop() ever miss it.
       await sleep(10_000, undefined, { signal }).catch(() => {});

@@ -2,7 +2,7 @@
 // branch when the docs host opens none, else the agent's reason; the model's text is bounded.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { sourceComment } from '../../src/worker/source-comments.ts';
+import { sourceComment } from '../../src/pipeline/source-comments.ts';
 
 test('the link, the branch, or the reason, with the job named', () => {
   const base = { summary: 'Documents --verbose.', jobId: 'job_1' };

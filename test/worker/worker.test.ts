@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createPipeline } from '../../src/worker/pipeline.ts';
-import type { RunnableJob, RunnableRun, Runner } from '../../src/worker/runner.ts';
+import { createPipeline } from '../../src/pipeline/pipeline.ts';
+import type { EmitStep, RunnableJob, RunnableRun, Runner } from '../../src/pipeline/runner.ts';
 import { sweepRuns } from '../../src/worker/sweeper.ts';
 import { Worker } from '../../src/worker/worker.ts';
 import { bearer, type SeededProject, seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
@@ -28,10 +28,10 @@ function controllableRunner() {
     job: RunnableJob;
     run: RunnableRun;
     signal: AbortSignal;
-    emit: Parameters<Runner>[3];
+    emit: EmitStep;
     release: (o?: object) => void;
   }[] = [];
-  const runner: Runner = (job, run, signal, emit) =>
+  const runner: Runner = (job, run, { signal, emit }) =>
     new Promise((resolve) => {
       const release = (outcome: object = {}) =>
         resolve({
@@ -87,7 +87,7 @@ describe('worker (in process)', () => {
   after(() => t.close());
 
   test('a run completes: outcome, usage, transcript; prLink appears when the job ends', async () => {
-    start(async (_job, _run, _signal, emit, _defer, recordUsage) => {
+    start(async (_job, _run, { emit, recordUsage }) => {
       await emit('agent.step', { n: 1 });
       await recordUsage({ inputTokens: 100, outputTokens: 20 });
       await recordUsage({ inputTokens: 20, outputTokens: 10 });
@@ -119,7 +119,7 @@ describe('worker (in process)', () => {
       finishCleanup = resolve;
     });
     let cleanupStarted = false;
-    const worker = start(async (_job, run, _signal, _emit, defer) => {
+    const worker = start(async (_job, run, { defer }) => {
       defer(async () => {
         cleanupStarted = true;
         await cleanupDone;

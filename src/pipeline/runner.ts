@@ -41,20 +41,26 @@ export type RecordUsage = (usage: TokenUsage) => Promise<void>;
  */
 export type DeferTask = (task: () => Promise<void>) => void;
 
+/** What the worker gives a run besides the job and the run itself. */
+export interface RunTools {
+  /** Aborts on cancellation, a lost lease, the time limit or shutdown; the runner must stop promptly. */
+  signal: AbortSignal;
+  /** Records a step in the job's transcript. */
+  emit: EmitStep;
+  /** Work for after the outcome is recorded (removing the checkout). */
+  defer: DeferTask;
+  /** Records model tokens as they are spent. */
+  recordUsage: RecordUsage;
+  /** The worker process's folder for run checkouts (0700, removed when the process is gone). */
+  tmpDir: string;
+}
+
 /**
- * The one function the worker calls per run. It must stop promptly when
- * `signal` aborts (cancellation, lost lease, time limit, shutdown); what it
- * returns then is ignored.
+ * The one function the worker calls per run. It must stop promptly when `tools.signal`
+ * aborts; what it returns then is ignored.
  */
 export interface Runner {
-  (
-    job: RunnableJob,
-    run: RunnableRun,
-    signal: AbortSignal,
-    emit: EmitStep,
-    defer: DeferTask,
-    recordUsage: RecordUsage,
-  ): Promise<RunOutcome>;
+  (job: RunnableJob, run: RunnableRun, tools: RunTools): Promise<RunOutcome>;
   /** Releases what the runner keeps between runs (a spare agent process); the worker calls it when it stops. */
   close?: () => void;
 }

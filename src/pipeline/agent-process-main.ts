@@ -1,5 +1,5 @@
 /**
- * The child process one agent run executes in (forked by src/worker/agent-process.ts).
+ * The child process one agent run executes in (forked by src/pipeline/agent-process.ts).
  *
  * It receives the run's input and model settings over IPC, runs the agent, and sends back
  * every transcript event (waiting for the parent to have recorded it), a heartbeat with its

@@ -1,5 +1,5 @@
 /**
- * Runs the agent of one run in a child process of its own (src/worker/agent-process-main.ts).
+ * Runs the agent of one run in a child process of its own (src/pipeline/agent-process-main.ts).
  *
  * The agent does what a model says, on content anyone can write: matching, walking and
  * validating can be made expensive, and its memory grows with what the model sends. A child
