@@ -15,6 +15,7 @@ import { createFirstRunLinks, type FirstRunLinks } from './operators/first-run-l
 import { createOperatorService, type OperatorService } from './operators/operators.ts';
 import { createSessionService, type SessionService } from './operators/sessions.ts';
 import { createSignInThrottle, type SignInThrottle } from './operators/sign-in-throttle.ts';
+import { runningJobDefaults } from './processes/process-registry.ts';
 import {
   type ContextRepositoryService,
   createContextRepositoryService,
@@ -22,7 +23,6 @@ import {
 import { createProjectService, type ProjectService } from './projects/projects.ts';
 import { resolveSecretKey, SecretBox } from './projects/secret-box.ts';
 import { processSecrets } from './redact.ts';
-import { runningJobDefaults } from './servers/servers.ts';
 import { openStore, type Store } from './store/database.ts';
 import { createSignals, type Signals } from './store/signals.ts';
 import { createWebhookService, type WebhookService } from './webhooks/webhooks.ts';
@@ -73,7 +73,7 @@ export interface OpenAppOptions {
   /** How automations read a change's commits and files (tests; default: through its host). */
   changeDetails?: ChangeDetailsOf;
   /**
-   * Give new jobs the defaults of the running server (servers.ts: its `DOCWRIGHT_MODEL` and
+   * Give new jobs the defaults of the running server (process-registry.ts: its `DOCWRIGHT_MODEL` and
    * `DOCWRIGHT_RATE_LIMIT`) instead of this process's: a command that creates work creates what
    * the server's API would, whatever its shell holds. Its own count only when no server runs.
    */

@@ -1,11 +1,11 @@
 import { z } from 'zod';
+import { AUTOMATION_REQUEST_SCHEMAS, automationPaths, automationSchemas } from './api/openapi-automations.ts';
 import { v1CreateBody, v1ListQuery } from './compat/v1-request.ts';
 import { v1SessionSchema } from './compat/v1-session.ts';
 import { problemSchema } from './http/problem.ts';
 import { agentJobSchema } from './jobs/agent-job.ts';
 import { jobEventSchema } from './jobs/events.ts';
 import { createJobBody, listEventsQuery, listJobsQuery, messageBody, retryBody } from './jobs/requests.ts';
-import { AUTOMATION_REQUEST_SCHEMAS, automationPaths, automationSchemas } from './openapi-automations.ts';
 
 /**
  * `/openapi.json`, generated from the zod schemas that validate requests and

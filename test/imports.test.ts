@@ -63,7 +63,7 @@ test('types are imported by import statements, which the cycle check sees (not b
  * - base: the shared vocabulary (errors, ids, logging, redaction, retry, validation…);
  * - store: the database (SQL, migrations, signals); agent: the model loop, no HTTP, DB or git;
  *   git: checkouts and code hosts, knowing nothing of projects or jobs; config.ts;
- * - services own their SQL: projects, keys, operators, servers, jobs, webhooks, automations;
+ * - services own their SQL: projects, keys, operators, processes, jobs, webhooks, automations;
  * - app.ts: the composition of the services one process shares (and metrics.ts);
  * - work: pipeline/, one run's stages; worker/, the background loops of a process (scheduling
  *   runs, webhook sends, automations);
@@ -88,7 +88,7 @@ const BASE = [
   'database-errors.ts',
   'repository-names.ts',
 ];
-const SERVICES = ['projects', 'keys', 'operators', 'servers', 'jobs', 'webhooks', 'automations'];
+const SERVICES = ['projects', 'keys', 'operators', 'processes', 'jobs', 'webhooks', 'automations'];
 const SURFACES = ['api', 'compat', 'dashboard', 'hooks'];
 /** What every service may import: the base, the configuration, the store and git. */
 const BELOW_SERVICES = [...BASE, 'config.ts', 'store', 'git'];
@@ -101,7 +101,7 @@ const ALLOWED: Record<string, string[]> = {
   projects: [...BELOW_SERVICES, 'keys'],
   keys: BELOW_SERVICES,
   operators: BELOW_SERVICES,
-  servers: BELOW_SERVICES,
+  processes: BELOW_SERVICES,
   jobs: [...BELOW_SERVICES, 'projects', 'keys'],
   webhooks: [...BELOW_SERVICES, 'projects', 'jobs'],
   automations: [...BELOW_SERVICES, 'projects', 'jobs'],
@@ -119,8 +119,7 @@ const ALLOWED: Record<string, string[]> = {
   hooks: [...BASE, 'config.ts', ...SERVICES, 'app.ts', 'http'],
   // The composition root: one server of every surface, and the description of them all.
   'server.ts': [...BASE, 'config.ts', ...SERVICES, 'app.ts', 'http', ...SURFACES, 'openapi.ts'],
-  'openapi.ts': [...BASE, ...SERVICES, 'http', ...SURFACES, 'openapi-automations.ts'],
-  'openapi-automations.ts': [...BASE, ...SERVICES, 'http', ...SURFACES, 'openapi.ts'],
+  'openapi.ts': [...BASE, ...SERVICES, 'http', ...SURFACES],
   // Edges: eval runs the pipeline and renders its report with the dashboard's pieces.
   eval: [...BELOW_SERVICES, 'agent', ...SERVICES, 'pipeline', 'worker', 'app.ts', 'dashboard'],
   client: [...BASE, 'http', 'api', 'jobs', 'automations'],

@@ -14,9 +14,9 @@ import { type Config, loadConfig } from '../config.ts';
 import { environmentSecrets } from '../environment-secrets.ts';
 import { DocwrightError } from '../errors.ts';
 import { createLogger } from '../logger.ts';
+import { liveServers } from '../processes/process-registry.ts';
 import { confidentialValues, type ProjectSecrets, type ProjectView } from '../projects/projects.ts';
 import { createRedactor, processSecrets, type Redact } from '../redact.ts';
-import { liveServers } from '../servers/servers.ts';
 import { type MigrationStatus, migrationStatus } from '../store/migrations.ts';
 import {
   checkGit,

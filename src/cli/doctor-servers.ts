@@ -1,6 +1,6 @@
 /**
  * `docwright doctor`'s model checks while a docwright server runs (issue 35): a job's model and
- * keys are the server's, recorded by it (servers.ts), not this shell's, which may well have none.
+ * keys are the server's, recorded by it (process-registry.ts), not this shell's, which may well have none.
  * Judged the way `project create` judges them (model-report.ts): the default model of the
  * processes that create jobs, the keys and endpoint of those that run them. The model is contacted
  * from here only when this shell's model settings are the server's; otherwise a pass says it was
@@ -9,7 +9,6 @@
 import { type ResolveModelOptions, resolveModel } from '../agent/model-resolution.ts';
 import { AgentFailure } from '../agent/types.ts';
 import type { Config } from '../config.ts';
-import type { ProjectView } from '../projects/projects.ts';
 import {
   describeServer,
   effectiveSettings,
@@ -17,7 +16,8 @@ import {
   modelEnvironmentOf,
   type ServerProcess,
   type ServerSettings,
-} from '../servers/servers.ts';
+} from '../processes/process-registry.ts';
+import type { ProjectView } from '../projects/projects.ts';
 import { checkModel, type ModelProbe, type Outcome } from './doctor-probes.ts';
 
 export interface RunningServers {

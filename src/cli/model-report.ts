@@ -1,8 +1,13 @@
 import { parseModelId, projectModelOptions, resolveModel } from '../agent/model-resolution.ts';
 import { AgentFailure } from '../agent/types.ts';
 import type { App } from '../app.ts';
+import {
+  describeServer,
+  liveServers,
+  modelEnvironmentOf,
+  type ServerProcess,
+} from '../processes/process-registry.ts';
 import type { ProjectView } from '../projects/projects.ts';
-import { describeServer, liveServers, modelEnvironmentOf, type ServerProcess } from '../servers/servers.ts';
 
 /** How long `project create` waits for a model server to answer before warning. */
 const REACH_TIMEOUT_MS = 3_000;
@@ -16,7 +21,7 @@ export interface ModelReport {
 
 /**
  * Why jobs of this project would fail for want of a model, judged by the settings of the running
- * docwright processes (servers.ts): the default model of those that create jobs, the keys and
+ * docwright processes (process-registry.ts): the default model of those that create jobs, the keys and
  * endpoint of those that run them. With none running, by this shell's environment, and saying
  * so. No model request is sent (that is `docwright doctor`'s job), so no tokens are spent.
  */

@@ -6,7 +6,7 @@ import { type Command, Option } from 'commander';
 import type { App } from '../app.ts';
 import { DocwrightError } from '../errors.ts';
 import { WEBHOOK_EVENT_TYPES } from '../jobs/webhook-events.ts';
-import { describeServer, liveServers } from '../servers/servers.ts';
+import { describeServer, liveServers } from '../processes/process-registry.ts';
 import { checkUrlHost, EgressRefused } from '../webhooks/egress.ts';
 import type { WebhookDeliveryView, WebhookEndpointView } from '../webhooks/webhooks.ts';
 import { describe, print, table, withApp } from './output.ts';
@@ -33,7 +33,7 @@ const deliveryRow = (d: WebhookDeliveryView) => [
 
 /**
  * Whether the endpoint may be on a private address, as the running processes that send webhooks
- * judge it (servers.ts), or with none running as this shell's environment does, saying so:
+ * judge it (process-registry.ts), or with none running as this shell's environment does, saying so:
  * `refusal` explains a refusal of `url`, `note` an acceptance only this shell allowed.
  */
 async function egressSetting(

@@ -72,7 +72,7 @@ export interface ServerProcessTable {
   /** 1 when it runs jobs and sends webhooks. */
   runs_jobs: number;
   version: string;
-  /** JSON: the settings of its environment that commands judge by (servers.ts); never a secret. */
+  /** JSON: the settings of its environment that commands judge by (process-registry.ts); never a secret. */
   settings: string;
   started_at: string;
   /** Refreshed while the process runs: a row not seen for a while is a process that is gone. */

@@ -1,7 +1,7 @@
 // `docwright doctor` judges a job's model by the running server's recorded settings, as
 // `project create` does (issue 35): it once warned "DOCWRIGHT_MODEL is not set" for every project
 // while the server, started with a model, ran their jobs. Real doctor processes on the test
-// database (both databases), the server as it records itself (servers.ts), a scripted model.
+// database (both databases), the server as it records itself (process-registry.ts), a scripted model.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { reply, type ScriptedServer, startOpenAIServer } from '../doubles/openai-server.ts';
@@ -39,7 +39,7 @@ describe('doctor judges the model by the running server', () => {
         settings: JSON.stringify({
           defaultModel: settings.defaultModel,
           modelKeys: { anthropic: false, openai: false, openaiCompatible: settings.key },
-          // As the server records it: without credentials, query or fragment (servers.ts).
+          // As the server records it: without credentials, query or fragment (process-registry.ts).
           openaiCompatibleBaseUrl: `${model.url}/`,
           webhookAllowPrivate: false,
         }),

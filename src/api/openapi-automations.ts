@@ -8,8 +8,8 @@ import {
   automationUpdateInput,
   RUN_OUTCOMES,
   TRIGGER_TYPES,
-} from './automations/automation.ts';
-import { changesInput } from './jobs/changes.ts';
+} from '../automations/automation.ts';
+import { changesInput } from '../jobs/changes.ts';
 
 const automation = automationCreateInput.extend({
   id: z.string().meta({ description: '`aut_` followed by a sortable unique id' }),
