@@ -25,7 +25,7 @@ type AppUses = Pick<
 type ProjectParams = { Params: { projectId: string } };
 
 /** The project of a dashboard path, or a 404 page. */
-export async function projectOf(app: AppUses, projectId: string): Promise<ProjectView> {
+export async function projectOf(app: Pick<App, 'projects'>, projectId: string): Promise<ProjectView> {
   if (!isProjectId(projectId))
     throw new DocwrightError('project-not-found', `project ${projectId} does not exist`);
   return app.projects.get(projectId);
