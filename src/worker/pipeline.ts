@@ -14,6 +14,7 @@ import { DOCS_REPOSITORY } from '../jobs/changes.ts';
 import { headBranch } from '../projects/head-branch.ts';
 import { redactDeep } from '../redact.ts';
 import type { ModelSpec } from './agent-process.ts';
+import { askOutcome } from './ask-outcome.ts';
 import { jobChanges, resolveChanges } from './change-resolution.ts';
 import { pullRequestBody } from './pull-request-body.ts';
 import { codeContextOf, openRunCode, type ResolveCodeContext, type RunCode } from './run-code.ts';
@@ -43,7 +44,8 @@ const secretInChange = (files: readonly string[]): RunOutcome =>
 
 /**
  * The pipeline for one run: resolve changes → checkout → agent (with validation and
- * verification in its repair rounds) → commit → push → pull request. Every secret the run
+ * verification in its repair rounds) → commit → push → pull request; an ask run ends with the
+ * agent's answer (ask-outcome.ts). Every secret the run
  * could meet (run-secrets.ts) is redacted from what it records and publishes, and a change
  * holding one is not pushed; git gets its credentials only through the environment.
  */
@@ -165,6 +167,7 @@ export function createPipeline(app: PipelineDeps, options: PipelineOptions = {})
         const result = await agent.run(
           {
             root: checkout.dir,
+            mode: job.mode,
             project: {
               docsDir: project.settings.docsDir,
               writable: project.settings.writable,
@@ -186,6 +189,9 @@ export function createPipeline(app: PipelineDeps, options: PipelineOptions = {})
           model,
         );
         await code.close();
+        // An ask changes nothing: no commit, no push, no pull request (docs/questions.mdx).
+        if (job.mode === 'ask')
+          return askOutcome(result, redact, run.changes.length > 0 ? changes : undefined);
         const leaking = await filesAddingSecrets(checkout, result.changedFiles, runSecrets, {
           env: remote.env,
           signal,

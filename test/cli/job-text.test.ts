@@ -28,6 +28,9 @@ const job: AgentJob = {
       findings: [{ path: 'a.mdx', line: 3, message: 'Avoid "simply"', level: 'warning', preexisting: true }],
     },
   ],
+  mode: 'edit',
+  answer: null,
+  citations: [],
 };
 
 test('job text names each check, its status and its findings, and the changes by name', () => {
