@@ -13,8 +13,12 @@ export const citationSchema = z.object({
     description:
       'A file of the docs repository (repository-relative), or of a context repository under `_context/<name>/`.',
   }),
-  startLine: z.number().int().meta({ description: 'First cited line, 1-based.' }),
-  endLine: z.number().int().meta({ description: 'Last cited line (inclusive), at least `startLine`.' }),
+  startLine: z.number().int().min(1).meta({ description: 'First cited line, 1-based.' }),
+  endLine: z
+    .number()
+    .int()
+    .min(1)
+    .meta({ description: 'Last cited line (inclusive), at least `startLine`.' }),
 });
 export type Citation = z.output<typeof citationSchema>;
 
