@@ -9,6 +9,7 @@ import type { Citation } from '../jobs/job-mode.ts';
 import type { ProjectView } from '../projects/projects.ts';
 import { isWebLink } from '../web-link.ts';
 import { type Html, html } from './html.ts';
+import { markdownHtml } from './markdown.ts';
 
 /** Where a citation's lines are on the web, or null. */
 export function citationHref(
@@ -45,7 +46,7 @@ export function jobAnswer(job: AgentJob, project: Pick<ProjectView, 'host' | 're
   const stale =
     job.status === 'active' &&
     html`<p class="small muted">The answer to the previous question; a new one is on its way.</p>`;
-  return html`${stale}<div class="answer">${job.answer}</div>
+  return html`${stale}<div class="answer">${markdownHtml(job.answer)}</div>
 <h3 id="sources-heading">Sources</h3>
 ${
   job.citations.length === 0

@@ -78,7 +78,12 @@ describe('job page of a question', () => {
     await waitFor(async () => (await page.getByLabel('Status').textContent()) === 'completed', {
       timeoutMs: 20_000,
     });
-    await answer.getByText('The API allows **50 requests**.').waitFor();
+    await answer.getByText('The API allows 50 requests.').waitFor();
+    assert.equal(
+      await answer.locator('strong').textContent(),
+      '50 requests',
+      'the answer is rendered Markdown',
+    );
     assert.equal(await page.evaluate('window.stillTheSamePage'), true, 'updated live, no reload');
     const source = answer.getByRole('link', { name: 'index.mdx:5-6' });
     assert.equal(await source.getAttribute('href'), `${hosted.repository}/blob/main/index.mdx#L5-L6`);
