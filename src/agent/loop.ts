@@ -1,4 +1,5 @@
 import { generateText, type ModelMessage, tool } from 'ai';
+import { askSystemPrompt, questionMessage } from './ask-prompt.ts';
 import type { Model } from './model-resolution.ts';
 import { withModelRetries } from './model-retries.ts';
 import { instructionMessage, systemPrompt } from './prompt.ts';
@@ -7,10 +8,12 @@ import { detectSite } from './site/detect.ts';
 import { readGuidance } from './site/guidance.ts';
 import { siteMap } from './site/site-map.ts';
 import type { SiteInfo } from './site/types.ts';
-import { AGENT_TOOLS, runTool } from './tools/index.ts';
+import { AGENT_TOOLS, ASK_TOOLS, runTool, unknownToolError } from './tools/index.ts';
+import type { AgentTool } from './tools/tool.ts';
 import {
   AgentFailure,
   type AgentInput,
+  type AgentMode,
   type AgentResult,
   ToolError,
   type VerificationEventData,
@@ -50,10 +53,35 @@ const truncate = (text: string, max = EVENT_TEXT_CHARS) => {
 };
 
 /** What the model is offered: the docs/agent.mdx tools, without execute — the loop runs them itself. */
-const toolSet = Object.fromEntries(
-  AGENT_TOOLS.map((t) => [t.name, tool({ description: t.description, inputSchema: t.parameters })]),
-);
-const toolsByName = new Map(AGENT_TOOLS.map((t) => [t.name, t]));
+const offered = (tools: readonly AgentTool[]) => ({
+  toolSet: Object.fromEntries(
+    tools.map((t) => [t.name, tool({ description: t.description, inputSchema: t.parameters })]),
+  ),
+  byName: new Map(tools.map((t) => [t.name, t])),
+});
+/** An ask run (docs/questions.mdx) is offered the reading tools and answer: no tool that writes. */
+const OFFERED: Record<AgentMode, ReturnType<typeof offered>> = {
+  edit: offered(AGENT_TOOLS),
+  ask: offered(ASK_TOOLS),
+};
+
+/** The system prompt of the run's mode (an ask run reads no writing guidance). */
+async function instructionsFor(
+  input: AgentInput,
+  site: SiteInfo,
+  repositories: readonly string[],
+  changes: NonNullable<AgentInput['changes']>,
+): Promise<string> {
+  if (input.mode === 'ask')
+    return askSystemPrompt({ project: input.project, siteMap: siteMap(site), repositories, changes });
+  return systemPrompt({
+    project: input.project,
+    siteMap: siteMap(site),
+    guidance: await readGuidance(input.root, { docsDir: input.project.docsDir }),
+    repositories,
+    changes,
+  });
+}
 
 /**
  * Runs the docs agent: one model turn at a time, the tools executed here
@@ -74,18 +102,14 @@ export async function runAgent(agentInput: AgentInput, model: Model): Promise<Ag
   // Validation compares against the site as it was before the run.
   const site = await detectSite(input.root, input.project.docsDir);
   if (site.configFile) workspace.allowNavigationFiles(site.configFile, site.navigationFiles ?? []);
-  const instructions = cachedInstructions(
-    systemPrompt({
-      project: input.project,
-      siteMap: siteMap(site),
-      guidance: await readGuidance(input.root, { docsDir: input.project.docsDir }),
-      repositories,
-      changes,
-    }),
-  );
+  const mode = input.mode ?? 'edit';
+  const { toolSet, byName: toolsByName } = OFFERED[mode];
+  const instructions = cachedInstructions(await instructionsFor(input, site, repositories, changes));
+  const firstMessage = mode === 'ask' ? questionMessage : instructionMessage;
   const messages: ModelMessage[] = [
-    { role: 'user', content: instructionMessage(input.instruction, input.history) },
+    { role: 'user', content: firstMessage(input.instruction, input.history) },
   ];
+  const last = mode === 'ask' ? 'answer' : 'finish';
   const usage = { inputTokens: 0, outputTokens: 0 };
   let repairRounds = 0;
   let idleTurns = 0;
@@ -142,11 +166,17 @@ export async function runAgent(agentInput: AgentInput, model: Model): Promise<Ag
     if (result.toolCalls.length === 0) {
       idleTurns++;
       if (idleTurns >= MAX_IDLE_TURNS) {
-        throw new AgentFailure('agent-gave-up', 'the model stopped calling tools without calling finish');
+        throw new AgentFailure(
+          mode === 'ask' ? 'no-answer' : 'agent-gave-up',
+          `the model stopped calling tools without calling ${last}`,
+        );
       }
       messages.push({
         role: 'user',
-        content: 'Continue with the tools. When the edits are complete, call finish.',
+        content:
+          mode === 'ask'
+            ? 'Continue with the tools. When you can answer, call answer with the answer and its citations.'
+            : 'Continue with the tools. When the edits are complete, call finish.',
       });
       continue;
     }
@@ -163,11 +193,7 @@ export async function runAgent(agentInput: AgentInput, model: Model): Promise<Ag
       let ok = true;
       const definition = toolsByName.get(call.toolName);
       try {
-        if (!definition) {
-          throw new ToolError(
-            `There is no tool named "${call.toolName}". The tools are: ${[...toolsByName.keys()].join(', ')}.`,
-          );
-        }
+        if (!definition) throw unknownToolError(call.toolName, mode);
         output = await runTool(definition, call.input, {
           root: workspace.root,
           signal: input.signal,
@@ -210,6 +236,11 @@ export async function runAgent(agentInput: AgentInput, model: Model): Promise<Ag
     }
     messages.push(results);
 
+    if (workspace.answered) {
+      // An answer changes nothing, so nothing is validated or verified (docs/questions.mdx).
+      await input.emit({ type: 'agent.usage', data: usage });
+      return { title: '', summary: '', changedFiles: [], usage, checks: [], answer: workspace.answered };
+    }
     if (!workspace.finished) continue;
     repairRounds++;
     const repair = await verifyFinished(input, workspace, site, verification, repairRounds);

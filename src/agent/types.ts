@@ -14,6 +14,7 @@ export type AgentFailureCode =
   | 'budget-exceeded'
   | 'validation-failed'
   | 'agent-gave-up'
+  | 'no-answer'
   | 'memory-limit-exceeded'
   | 'tool-time-limit-exceeded'
   | 'cancelled';
@@ -106,9 +107,30 @@ export interface AgentHistoryEntry {
   error: { code: string; message: string } | null;
 }
 
+/**
+ * `edit` (default): the agent edits the docs and calls finish. `ask`: it answers a question with
+ * the reading tools and `answer`, and changes nothing (docs/questions.mdx).
+ */
+export type AgentMode = 'edit' | 'ask';
+
+/** One cited range of lines: a path as read_file reads it, lines 1-based and inclusive. */
+export interface AgentCitation {
+  path: string;
+  startLine: number;
+  endLine: number;
+}
+
+/** What the answer tool leaves: the answer and its citations, each checked against the files. */
+export interface AgentAnswer {
+  text: string;
+  citations: AgentCitation[];
+}
+
 export interface AgentInput {
   /** Absolute path of the checkout the agent edits. */
   root: string;
+  /** Default `edit`. */
+  mode?: AgentMode;
   project: AgentProjectSettings;
   instruction: string;
   /** Earlier runs of the same job, oldest first. */
@@ -150,6 +172,8 @@ export interface AgentResult {
   usage: { inputTokens: number; outputTokens: number };
   /** The last verification's report (AgentJob `checks`). */
   checks: CheckReport[];
+  /** An ask run's answer (then `title` and `summary` are empty and nothing changed). */
+  answer?: AgentAnswer;
 }
 
 /** A tool error goes back to the model as the tool's result; it never ends the run. */

@@ -21,7 +21,7 @@ import { formatBytes } from './format.ts';
 import { compareStrings, FORBIDDEN_SEGMENTS, normaliseInput } from './paths.ts';
 import { atomicWrite, contentHash, isCode, isEmptyDirectory, readHash, readNoFollow } from './safe-files.ts';
 import { similarFiles } from './suggestions.ts';
-import { type AgentLimits, type AgentProjectSettings, ToolError } from './types.ts';
+import { type AgentAnswer, type AgentLimits, type AgentProjectSettings, ToolError } from './types.ts';
 import type { RunChanges } from './verify/types.ts';
 import { type WalkResult, walkFiles } from './walk.ts';
 
@@ -53,6 +53,8 @@ export class Workspace {
   readonly limits: AgentLimits;
   /** Set by the finish tool. */
   finished: { title: string; summary: string } | null = null;
+  /** Set by the answer tool (an ask job, docs/questions.mdx). */
+  answered: AgentAnswer | null = null;
   /** The code the run may read (never write), when there is any (see code.ts). */
   code: CodeAccess | undefined;
   /** What the files edited held before, so that a stale old_string can be told apart (edit/history.ts). */

@@ -1,6 +1,7 @@
 /**
  * A job as `docwright job get|create|watch` prints it without --json: its fields one a line, its
- * code changes by name, and the checks of its last verification with their findings.
+ * code changes by name, and the checks of its last verification with their findings; an ask
+ * job's answer last, with its citations as `path:start-end`.
  */
 import type { AgentJob } from '../client/types.ts';
 import { describe } from './output.ts';
@@ -27,8 +28,24 @@ function checkLines(checks: AgentJob['checks']): string[] {
   ];
 }
 
+/** An ask job's answer, indented under its heading, then one citation a line. */
+function answerLines(job: AgentJob): string[] {
+  if (job.mode !== 'ask') return [];
+  if (job.answer === null) return ['answer: -'];
+  return [
+    'answer:',
+    ...job.answer.split('\n').map((line) => (line === '' ? '' : `  ${line}`)),
+    job.citations.length === 0 ? 'citations: -' : 'citations:',
+    ...job.citations.map((c) => `  ${citationText(c)}`),
+  ];
+}
+
+/** A citation as editors and terminals link it: `path:start-end`. */
+export const citationText = (c: AgentJob['citations'][number]): string =>
+  `${c.path}:${c.startLine}-${c.endLine}`;
+
 export function jobText(job: AgentJob): string {
-  const { changes, checks, ...fields } = job;
+  const { changes, checks, answer: _answer, citations: _citations, ...fields } = job;
   const changeNames = changes.map((c) =>
     c.kind === 'pull-request'
       ? `${c.repository}#${c.number}`
@@ -36,6 +53,7 @@ export function jobText(job: AgentJob): string {
   );
   return [
     describe({ ...fields, changes: changeNames } as unknown as Record<string, unknown>),
-    ...checkLines(checks),
+    ...(job.mode === 'ask' ? [] : checkLines(checks)),
+    ...answerLines(job),
   ].join('\n');
 }

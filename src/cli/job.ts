@@ -46,6 +46,8 @@ interface CreateFlags extends WorkFlags {
   ref?: string;
   model?: string;
   draft?: boolean;
+  /** `mode: "ask"` (docs/questions.mdx): the prompt is a question, answered with citations. */
+  ask?: boolean;
 }
 
 interface ListFlags extends ConnectionFlags {
@@ -269,11 +271,17 @@ export function registerJobCommands(program: Command): void {
     .description('create and follow agent jobs through the HTTP API (DOCWRIGHT_URL, DOCWRIGHT_API_KEY)');
 
   promptOptions(withConnection(job.command('create')))
-    .description('create a job: the agent carries out the instruction and opens a pull request')
+    .description(
+      'create a job: the agent carries out the instruction and opens a pull request (with --ask: answers a question)',
+    )
     .option('--ref <branch>', 'base branch (default: the project ref)')
     .option('--model <provider/model>', "one of the project's allowed models")
     .option('--draft', 'open the pull request as a draft')
     .option('--no-draft', 'open a ready pull request')
+    .option(
+      '--ask',
+      'the prompt is a question: answer it from the docs and the code, with citations; change nothing',
+    )
     .action(
       handled(async (flags: CreateFlags) => {
         const connection = connect(flags);
@@ -284,6 +292,7 @@ export function registerJobCommands(program: Command): void {
           ...(flags.model !== undefined && { model: flags.model }),
           ...(flags.draft !== undefined && { draft: flags.draft }),
           ...(flags.change && { changes: flags.change }),
+          ...(flags.ask && { mode: 'ask' as const }),
         };
         const idempotencyKey = flags.idempotencyKey ?? randomUUID();
         const created = await connection.client.createJob(connection.projectId, input, { idempotencyKey });

@@ -66,7 +66,10 @@ const describers: Record<string, (data: Data) => string> = {
   'change.commented': (d) => `${clean(d.repository, 60)}#${d.number}${d.url ? ` ${clean(d.url)}` : ''}`,
   'change.comment_failed': (d) => `${clean(d.repository, 60)}#${d.number}: ${clean(d.message, 120)}`,
   'code.context_unavailable': (d) => `${clean(d.repository, 60)}: ${clean(d.message, 120)}`,
-  'job.completed': (d) => clean(d.prLink ?? (d.branch ? `branch ${d.branch}` : 'no files changed')),
+  'job.completed': (d) =>
+    d.answer !== undefined
+      ? clean(`answered: ${d.summary ?? ''}`)
+      : clean(d.prLink ?? (d.branch ? `branch ${d.branch}` : 'no files changed')),
   'job.failed': (d) => {
     const error = (d.error ?? {}) as Data;
     return clean(`${error.code ?? 'error'}: ${error.message ?? ''}`);

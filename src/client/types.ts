@@ -8,10 +8,11 @@ import type { AutomationInput, AutomationRun } from '../automations/automation.t
 import type { Problem } from '../http/problem.ts';
 import type { AgentJob, JobStatus } from '../jobs/agent-job.ts';
 import type { JobEvent } from '../jobs/events.ts';
+import type { Citation, JobMode } from '../jobs/job-mode.ts';
 import type { createJobBody, messageBody } from '../jobs/requests.ts';
 
 export type { Automation, AutomationInput, AutomationRun, RunChange } from '../automations/automation.ts';
-export type { AgentJob, JobEvent, JobStatus, Problem };
+export type { AgentJob, Citation, JobEvent, JobMode, JobStatus, Problem };
 
 /** Body of `PATCH /v2/agent/{projectId}/automations/{id}`: any of the automation's fields (a trigger is replaced whole). */
 export type AutomationUpdateInput = Partial<AutomationInput>;
@@ -31,7 +32,7 @@ export interface AutomationTriggered {
   jobId: string;
 }
 
-/** Body of `POST /v2/agent/{projectId}/job`: `prompt`, plus the optional `ref`, `model`, `draft` and `changes`. */
+/** Body of `POST /v2/agent/{projectId}/job`: `prompt`, plus the optional `ref`, `model`, `draft`, `changes` and `mode`. */
 export type CreateJobInput = z.input<ReturnType<typeof createJobBody>>;
 
 /** One code change a job documents (`changes` of create and message): a pull request, a commit or a range. */

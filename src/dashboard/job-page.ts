@@ -6,6 +6,7 @@ import type { ProjectView } from '../projects/projects.ts';
 import { isWebLink } from '../web-link.ts';
 import { renderDiff } from './diff-view.ts';
 import { type Html, html } from './html.ts';
+import { jobAnswer } from './job-answer.ts';
 import { jobChecks } from './job-checks.ts';
 import { csrfField, fieldError, formatNumber, formErrors, invalid, statusBadge, time } from './layout.ts';
 import type { SignedIn } from './session.ts';
@@ -52,15 +53,18 @@ export function jobDetails(job: AgentJob, now: Date): Html {
   // What is missing now may come while a run is under way, and no longer once the job has ended.
   const none = html`<span class="muted">${job.status === 'active' ? 'none yet' : 'none'}</span>`;
   // A job that found nothing to document says why, where nobody can miss it (docs/code-context.mdx).
-  const noChange = job.status === 'completed' && !job.prLink && !job.branch && job.summary;
-  return html`${noChange && html`<div class="flash no-change" role="note" aria-labelledby="no-change-heading"><strong id="no-change-heading">No documentation change</strong><p>${job.summary}</p></div>`}<dl class="facts">
-  <dt id="status-label">Status</dt><dd>${jobStatus(job)}</dd>
-  <dt>Pull request</dt><dd>${
+  const ask = job.mode === 'ask';
+  const noChange = !ask && job.status === 'completed' && !job.prLink && !job.branch && job.summary;
+  // A question changes nothing: it has no pull request or branch to show (docs/questions.mdx).
+  const edits = html`<dt>Pull request</dt><dd>${
     isWebLink(job.prLink)
       ? html`<a href="${job.prLink}" rel="noreferrer">Pull request</a> <span class="small muted wrap">${job.prLink}</span>`
       : html`<span class="muted">${job.status === 'active' ? 'When the run ends' : job.branch ? 'None (this host opens none)' : 'None: no files changed'}</span>`
   }</dd>
-  <dt>Branch</dt><dd>${job.branch ? html`<code>${job.branch}</code>` : none}</dd>
+  <dt>Branch</dt><dd>${job.branch ? html`<code>${job.branch}</code>` : none}</dd>`;
+  return html`${noChange && html`<div class="flash no-change" role="note" aria-labelledby="no-change-heading"><strong id="no-change-heading">No documentation change</strong><p>${job.summary}</p></div>`}<dl class="facts">
+  <dt id="status-label">Status</dt><dd>${jobStatus(job)}</dd>
+  ${ask ? html`<dt>Kind</dt><dd>Question: answered from the docs and the code, nothing changed</dd>` : edits}
   ${job.changes.length > 0 && html`<dt>Code changes</dt><dd><ul class="plain">${job.changes.map((change) => html`<li>${isWebLink(change.url) ? html`<a href="${change.url}" rel="noreferrer">${changeName(change)}</a>` : changeName(change)} <span class="small muted">${change.title ?? ''}</span></li>`)}</ul></dd>`}
   <dt>Base</dt><dd><code>${job.source.ref}</code></dd>
   <dt>Model</dt><dd>${job.model ? html`<code>${job.model}</code>` : html`<span class="muted">not configured</span>`}</dd>
@@ -115,6 +119,8 @@ export function jobPage(data: JobPageData): Html {
   const lastEvent = data.events.at(-1)?.id ?? 0;
   const live = job.status === 'active';
   const fields = data.followUp.error?.fields;
+  const ask = job.mode === 'ask';
+  const followUpLabel = ask ? 'Follow-up question' : 'Follow-up instruction';
   return html`<div class="crumbs"><a href="/">Projects</a> / <a href="/projects/${project.id}/jobs">${project.name}</a> / <span class="mono">${job.id}</span></div>
 <div ${live && html`hx-ext="sse" sse-connect="${base}/live?after=${lastEvent}" sse-close="end"`}>
 ${live && data.progress && html`<div class="flash" role="status" id="job-progress" sse-swap="ended" hx-swap="delete">${data.progress}</div>`}
@@ -135,29 +141,39 @@ ${live && data.progress && html`<div class="flash" role="status" id="job-progres
     <div id="job-details" sse-swap="details">${jobDetails(job, now)}</div>
   </aside>
   <div>
+    ${
+      ask &&
+      html`<section class="panel" aria-labelledby="answer-heading">
+      <h2 id="answer-heading">Answer</h2>
+      <div id="job-answer" sse-swap="answer">${jobAnswer(job, project)}</div>
+    </section>`
+    }
     <section class="panel" aria-labelledby="instructions-heading">
-      <h2 id="instructions-heading">Instructions</h2>
+      <h2 id="instructions-heading">${ask ? 'Questions' : 'Instructions'}</h2>
       <div id="job-instructions" sse-swap="instructions">${jobInstructions(data.runs, now)}</div>
     </section>
     ${
       job.status !== 'archived' &&
       html`<section class="panel" aria-labelledby="follow-up-heading">
       <h2 id="follow-up-heading">Follow-up</h2>
-      ${formErrors(data.followUp.error?.message, fields, { prompt: 'Follow-up instruction' })}
+      ${formErrors(data.followUp.error?.message, fields, { prompt: followUpLabel })}
       <form method="post" action="${base}/message" class="stack">
         ${csrfField(signedIn)}
-        <div class="field"><label for="follow-up">Follow-up instruction</label>
+        <div class="field"><label for="follow-up">${followUpLabel}</label>
           <textarea id="follow-up" name="prompt" rows="3" required ${invalid(fields, 'prompt', 'follow-up-hint')}>${data.followUp.values.prompt ?? ''}</textarea>
-          <p class="hint" id="follow-up-hint">The agent continues on the same branch and pull request${live ? ' once the current run ends' : ''}.</p>
+          <p class="hint" id="follow-up-hint">${ask ? 'The agent answers it knowing the earlier questions and answers' : 'The agent continues on the same branch and pull request'}${live ? ' once the current run ends' : ''}.</p>
           ${fieldError(fields, 'prompt')}</div>
         <div><button type="submit" class="primary">Send</button></div>
       </form>
     </section>`
     }
-    <section class="panel" aria-labelledby="diff-heading">
+    ${
+      !ask &&
+      html`<section class="panel" aria-labelledby="diff-heading">
       <h2 id="diff-heading">Changes</h2>
       <div id="job-diff" sse-swap="diff">${renderDiff(data.diff, { rawHref: `${base}/diff` })}</div>
-    </section>
+    </section>`
+    }
     <section class="panel" aria-labelledby="transcript-heading">
       <h2 id="transcript-heading">Transcript</h2>
       ${data.events.length >= TRANSCRIPT_LIMIT && html`<p class="small muted">The first ${TRANSCRIPT_LIMIT} events; the API has all of them.</p>`}

@@ -67,6 +67,8 @@ function newJobForm(
         </select>${fieldError(fields, 'model')}</div>
     </div>
     <label class="check"><input type="checkbox" name="draft" ${(values.draft ?? (project.settings.draft ? 'on' : '')) === 'on' && html`checked`}> Open the pull request as a draft</label>
+    <label class="check"><input type="checkbox" name="ask" aria-describedby="ask-hint" ${values.ask === 'on' && html`checked`}> Ask a question instead</label>
+    <p class="hint" id="ask-hint">The agent answers the text above from the docs and the code, citing the lines it rests on, and changes nothing.</p>
     <div><button type="submit" class="primary">Start job</button></div>
   </form>
 </section>`;
@@ -78,7 +80,7 @@ function jobRow(project: ProjectView, job: AgentJob, prompt: string | undefined,
   <span id="status-${job.id}" sse-swap="status-${job.id}">${statusBadge(job.status)}</span>
   <a class="title" href="${href}">${prompt ? oneLine(prompt) : job.id}</a>
   ${time(job.createdAt, now)}
-  <div class="meta"><span class="mono">${job.id}</span> · ${job.model || 'no model'}${job.branch && html` · <span class="mono">${job.branch}</span>`}${isWebLink(job.prLink) && html` · <a href="${job.prLink}" rel="noreferrer">pull request</a>`}${job.error && html` · <span class="error-text">${job.error.code}</span>`}</div>
+  <div class="meta"><span class="mono">${job.id}</span>${job.mode === 'ask' && ' · question'} · ${job.model || 'no model'}${job.branch && html` · <span class="mono">${job.branch}</span>`}${isWebLink(job.prLink) && html` · <a href="${job.prLink}" rel="noreferrer">pull request</a>`}${job.error && html` · <span class="error-text">${job.error.code}</span>`}</div>
 </li>`;
 }
 
@@ -195,7 +197,9 @@ export function registerJobPages(server: FastifyInstance, app: AppUses): void {
     const body: Record<string, unknown> = { prompt: form.prompt ?? '' };
     if (form.ref?.trim()) body.ref = form.ref.trim();
     if (form.model) body.model = form.model;
-    body.draft = form.draft === 'on';
+    // A question (docs/questions.mdx) opens no pull request, so it takes no draft setting.
+    if (form.ask === 'on') body.mode = 'ask';
+    else body.draft = form.draft === 'on';
     const key = form.idempotencyKey;
     const path = `/projects/${project.id}/jobs`;
     const idempotency =

@@ -7,6 +7,7 @@ import type { JobStatus } from '../jobs/agent-job.ts';
 import type { JobEvent } from '../jobs/events.ts';
 import { hashSessionToken } from '../operators/sessions.ts';
 import { renderDiff } from './diff-view.ts';
+import { jobAnswer } from './job-answer.ts';
 import { jobDetails, jobInstructions } from './job-page.ts';
 import { statusBadge } from './layout.ts';
 import { projectOf } from './projects.ts';
@@ -75,6 +76,7 @@ export function registerLiveRoutes(server: FastifyInstance, app: AppUses): void 
         const now = app.now();
         await send(stream, 'details', jobDetails(current, now).value);
         await send(stream, 'instructions', jobInstructions(runs, now).value);
+        if (current.mode === 'ask') await send(stream, 'answer', jobAnswer(current, project).value);
         await send(
           stream,
           'diff',

@@ -3,6 +3,7 @@ import { newJobId } from '../ids.ts';
 import type { JobRow } from '../store/schema.ts';
 import { jobChangeSchema, parseJobChanges } from './changes.ts';
 import { jobCheckSchema, parseJobChecks } from './job-checks.ts';
+import { citationSchema, JOB_MODES, type JobMode, parseCitations } from './job-mode.ts';
 
 export const JOB_STATUSES = ['active', 'completed', 'archived', 'failed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -27,7 +28,10 @@ export const agentJobSchema = z.object({
   archivedAt: z.iso.datetime().nullable(),
   updatedAt: z.iso.datetime().meta({ description: '(extension) Last change.' }),
   branch: z.string().nullable().meta({ description: '(extension) Head branch pushed by the agent.' }),
-  summary: z.string().nullable().meta({ description: "(extension) The agent's summary of what it changed." }),
+  summary: z.string().nullable().meta({
+    description:
+      "(extension) The agent's summary of what it changed; for an ask job, the first line of its answer.",
+  }),
   error: z
     .object({ code: z.string(), message: z.string() })
     .nullable()
@@ -43,6 +47,18 @@ export const agentJobSchema = z.object({
   checks: z.array(jobCheckSchema).meta({
     description:
       "(extension) The last verification of the job's changes (docs/verification.mdx): each check, its status and its findings; `[]` before the first verification.",
+  }),
+  mode: z.enum(JOB_MODES).meta({
+    description:
+      '(extension) `edit`: the job changes the docs and opens a pull request; `ask`: it answers a question from the docs and the code and changes nothing (docs/questions.mdx).',
+  }),
+  answer: z.string().nullable().meta({
+    description:
+      "(extension) An ask job's answer (Markdown); null for edit jobs and until the agent answers.",
+  }),
+  citations: z.array(citationSchema).meta({
+    description:
+      '(extension) The files and lines the answer cites, each checked to exist when the agent answered; `[]` for edit jobs.',
   }),
 });
 export type AgentJob = z.output<typeof agentJobSchema>;
@@ -67,6 +83,9 @@ export function toAgentJob(row: JobRow): AgentJob {
         : null,
     changes: parseJobChanges(row.changes),
     checks: parseJobChecks(row.checks),
+    mode: row.mode,
+    answer: row.answer,
+    citations: parseCitations(row.citations),
   };
 }
 
@@ -80,6 +99,8 @@ export function newJobRow(job: {
   /** The head branch the caller chose (v1 `branch`); otherwise the worker names one. */
   headBranch: string | undefined;
   at: Date;
+  /** Default `edit`. */
+  mode?: JobMode | undefined;
 }): JobRow {
   const timestamp = job.at.toISOString();
   return {
@@ -102,5 +123,8 @@ export function newJobRow(job: {
     archived_at: null,
     changes: '[]',
     checks: '[]',
+    mode: job.mode ?? 'edit',
+    answer: null,
+    citations: '[]',
   };
 }

@@ -99,6 +99,9 @@ const JOB_TEMPLATE: JobRow = {
   archived_at: null,
   changes: '[]',
   checks: '[]',
+  mode: 'edit',
+  answer: null,
+  citations: '[]',
 };
 
 const encodeCursor = (id: string) => Buffer.from(id).toString('base64url');
@@ -365,7 +368,8 @@ export function createJobService(options: JobServiceOptions) {
       options: { headBranch?: string } = {},
     ): Promise<WorkResult> {
       const body = parseOrThrow(createSchema, rawBody);
-      if (createOnPostgres && !idempotency && !mayNameChanges(body)) {
+      // An ask goes the ordinary way: the one-statement create writes edit jobs only.
+      if (createOnPostgres && !idempotency && !mayNameChanges(body) && body.mode !== 'ask') {
         const created = await createOnPostgres(projectId, {
           prompt: body.prompt,
           ref: body.ref,
@@ -384,6 +388,7 @@ export function createJobService(options: JobServiceOptions) {
           draft: body.draft,
           headBranch: options.headBranch,
           at,
+          mode: body.mode,
         });
         const { changes, listed } = await changesOf(trx, project, body);
         // A caller sees from the start what the job will document (resolved by the first run).
@@ -410,6 +415,7 @@ export function createJobService(options: JobServiceOptions) {
                 model: row.model,
                 ref: row.ref,
                 ...(changes.length > 0 && { changes }),
+                ...(row.mode === 'ask' && { mode: row.mode }),
               },
             },
           ],

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { branchName, MODEL_PATTERN } from '../validation.ts';
 import { JOB_STATUSES } from './agent-job.ts';
 import { changesInput } from './changes.ts';
+import { JOB_MODES } from './job-mode.ts';
 
 /**
  * The request shapes of the job API. The same schemas validate requests and
@@ -30,6 +31,13 @@ export const createJobBody = (maxChars: number) =>
       .meta({ description: "(extension) One of the project's allowed models." }),
     draft: z.boolean().optional().meta({ description: '(extension) Open the pull request as a draft.' }),
     changes: changesInput.optional(),
+    mode: z
+      .enum(JOB_MODES, { error: `must be one of: ${JOB_MODES.join(', ')}` })
+      .optional()
+      .meta({
+        description:
+          '(extension) `edit` (default) changes the docs; `ask` answers the prompt as a question from the docs and the code, with citations, and changes nothing (docs/questions.mdx). Follow-up messages keep the mode.',
+      }),
   });
 export type CreateJobBody = z.output<ReturnType<typeof createJobBody>>;
 

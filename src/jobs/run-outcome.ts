@@ -1,6 +1,7 @@
 import type { RunDiff } from '../git/diff.ts';
 import type { JobChange } from './changes.ts';
 import type { JobCheck } from './job-checks.ts';
+import type { Citation } from './job-mode.ts';
 
 /** What a run ends with (the runner's answer). */
 export type RunOutcome =
@@ -16,6 +17,8 @@ export type RunOutcome =
       changes?: JobChange[];
       /** The run's verification report (absent: the job's stays). */
       checks?: JobCheck[];
+      /** An ask run's answer (docs/questions.mdx): it replaces the job's; absent for edit runs. */
+      answer?: { text: string; citations: Citation[] };
     }
   | {
       status: 'failed';

@@ -98,7 +98,9 @@ const completeJob = compiledQuery<{
   prLink: string | null;
   branch: string | null;
   summary: string | null;
-}>(['id', 'at', 'changes', 'checks', 'prLink', 'branch', 'summary'], (db, p) =>
+  answer: string | null;
+  citations: string | null;
+}>(['id', 'at', 'changes', 'checks', 'prLink', 'branch', 'summary', 'answer', 'citations'], (db, p) =>
   db
     .updateTable('jobs')
     .set((eb) => ({
@@ -109,6 +111,8 @@ const completeJob = compiledQuery<{
       pr_link: eb.fn.coalesce(eb.val(p.prLink), eb.ref('pr_link')),
       branch: eb.fn.coalesce(eb.val(p.branch), eb.ref('branch')),
       summary: p.summary,
+      answer: eb.fn.coalesce(eb.val(p.answer), eb.ref('answer')),
+      citations: eb.fn.coalesce(eb.val(p.citations), eb.ref('citations')),
       error_code: null,
       error_message: null,
     }))
@@ -154,7 +158,9 @@ export async function finishRun(
   { store, signals }: { store: Store; signals: Pick<Signals, 'publish'> },
   finish: RunFinish,
 ): Promise<boolean> {
-  if (store.dialect === 'postgres' && !(finish.outcome.status === 'completed' && finish.outcome.diff)) {
+  // An answer is stored the transaction's way too: the one statement writes no answer.
+  const plain = !(finish.outcome.status === 'completed' && (finish.outcome.diff || finish.outcome.answer));
+  if (store.dialect === 'postgres' && plain) {
     const ended = await finishRunInOneStatement(store, finish);
     if (ended !== 'subscribed') return ended === 'finished';
   }
@@ -181,7 +187,8 @@ async function finishRunInTransaction(db: Kysely<Database>, finish: RunFinish): 
         attempts: run.attempts,
         status: outcome.status === 'completed' ? 'succeeded' : 'failed',
         at,
-        summary: outcome.status === 'completed' ? outcome.summary : null,
+        // An answer is what a follow-up question of the job is told of this run (its history).
+        summary: outcome.status === 'completed' ? (outcome.answer?.text ?? outcome.summary) : null,
         errorCode: outcome.status === 'failed' ? outcome.error.code : null,
         errorMessage: outcome.status === 'failed' ? outcome.error.message : null,
       }),
@@ -201,6 +208,8 @@ async function finishRunInTransaction(db: Kysely<Database>, finish: RunFinish): 
             prLink: outcome.prLink,
             branch: outcome.branch,
             summary: outcome.summary,
+            answer: outcome.answer?.text ?? null,
+            citations: outcome.answer ? JSON.stringify(outcome.answer.citations) : null,
           })
         : failJob(trx, {
             id: run.job_id,
@@ -245,7 +254,12 @@ async function finishRunInTransaction(db: Kysely<Database>, finish: RunFinish): 
         type: outcome.status === 'completed' ? 'job.completed' : 'job.failed',
         data:
           outcome.status === 'completed'
-            ? { prLink: outcome.prLink, branch: outcome.branch, summary: outcome.summary }
+            ? {
+                prLink: outcome.prLink,
+                branch: outcome.branch,
+                summary: outcome.summary,
+                ...(outcome.answer && { answer: outcome.answer.text, citations: outcome.answer.citations }),
+              }
             : { error: outcome.error },
       },
       finish.now,

@@ -6,19 +6,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { DocwrightClient } from '../client/client.ts';
-import { describeEvent } from '../client/describe-event.ts';
 import { describeJob } from '../client/describe-job.ts';
-import { DocwrightApiError } from '../client/errors.ts';
 import type { AgentJob, ChangeInput } from '../client/types.ts';
 import { JOB_STATUSES } from '../jobs/agent-job.ts';
 import { VERSION } from '../version.ts';
+import { registerAskDocs } from './ask-docs.ts';
+import { answer, tool } from './tool-result.ts';
+import { DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS, waitWithin } from './wait.ts';
 
-/** Under the 60 s most MCP clients allow a call by default; an agent calls again while a job runs. */
-export const DEFAULT_WAIT_SECONDS = 50;
-export const MAX_WAIT_SECONDS = 3600;
+export { DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS };
 /**
  * docs/api/overview.mdx's default bound, checked here before anything is sent: the MCP server's own promise to
  * the agent calling it, whatever the server behind allows (`DOCWRIGHT_PROMPT_MAX_CHARS`).
@@ -32,27 +30,6 @@ const prompt = z
   .min(1)
   .max(MAX_PROMPT_CHARS)
   .describe('What to change in the documentation, in plain language, with the context a writer needs');
-
-/** A result: the summary line, then the JSON (also as structured content). */
-function answer(summary: string, value: object): CallToolResult {
-  return {
-    content: [
-      { type: 'text', text: summary },
-      { type: 'text', text: JSON.stringify(value, null, 2) },
-    ],
-    structuredContent: value as Record<string, unknown>,
-  };
-}
-
-/** Runs a tool; the API's refusals become tool errors the model can read and act on. */
-async function tool(run: () => Promise<CallToolResult>): Promise<CallToolResult> {
-  try {
-    return await run();
-  } catch (error) {
-    if (!(error instanceof DocwrightApiError)) throw error;
-    return { isError: true, content: [{ type: 'text', text: error.detail }] };
-  }
-}
 
 const withHint = (job: AgentJob) =>
   job.status === 'active'
@@ -197,40 +174,15 @@ export function createMcpServer(client: DocwrightClient, projectId: string): Mcp
     (args, extra) =>
       tool(async () => {
         const seconds = args.timeoutSeconds ?? DEFAULT_WAIT_SECONDS;
-        const timeout = AbortSignal.timeout(seconds * 1000);
-        const signal = AbortSignal.any([timeout, extra.signal]);
-        const progressToken = extra._meta?.progressToken;
-        let progress = 0;
-        try {
-          const job = await client.waitForJob(projectId, args.id, {
-            signal,
-            pollIntervalMs: 2_000,
-            // Progress for clients that asked for it: what the agent is doing now.
-            onEvent:
-              progressToken === undefined
-                ? undefined
-                : (event) => {
-                    progress += 1;
-                    void extra
-                      .sendNotification({
-                        method: 'notifications/progress',
-                        params: { progressToken, progress, message: describeEvent(event) },
-                      })
-                      .catch(() => {});
-                  },
-          });
-          return answer(describeJob(job), job);
-        } catch (error) {
-          if (!timeout.aborted || extra.signal.aborted) throw error;
-          const job = await client.getJob(projectId, args.id);
-          if (job.status !== 'active') return answer(describeJob(job), job);
-          return answer(
-            `${describeJob(job)} — still working after ${seconds} s; call wait_for_docs_job again`,
-            job,
-          );
-        }
+        const { job, timedOut } = await waitWithin(client, projectId, args.id, seconds, extra);
+        if (!timedOut) return answer(describeJob(job), job);
+        return answer(
+          `${describeJob(job)} — still working after ${seconds} s; call wait_for_docs_job again`,
+          job,
+        );
       }),
   );
 
+  registerAskDocs(server, client, projectId);
   return server;
 }

@@ -3,6 +3,8 @@
  *
  *   resolve → checkout → agent → verify → publish
  *
+ * An ask run (docs/questions.mdx) ends after the agent with its answer (stage-answer.ts):
+ * nothing is verified, committed or pushed.
  * Every secret the run could meet (run-secrets.ts) is redacted from what it records and
  * publishes by the context's one redactor, and a change holding one is not pushed (verify);
  * git gets its credentials only through the environment.
@@ -16,6 +18,7 @@ import { failed, openRunContext, type PipelineDeps, type RunContext } from './ru
 import type { Runner, RunOutcome } from './runner.ts';
 import { SpareAgentProcess } from './spare-agent.ts';
 import { agentStage } from './stage-agent.ts';
+import { answerStage } from './stage-answer.ts';
 import { checkoutStage } from './stage-checkout.ts';
 import { publishStage } from './stage-publish.ts';
 import { resolveStage } from './stage-resolve.ts';
@@ -55,6 +58,7 @@ export function createPipeline(app: PipelineDeps, options: PipelineOptions = {})
       const resolved = await resolveStage(ctx, options.codeContext);
       const workspace = await checkoutStage(ctx, resolved, mirrors);
       const result = await agentStage(ctx, agent, resolved, workspace);
+      if (ctx.job.mode === 'ask') return answerStage(ctx, resolved, result);
       const refused = await verifyStage(ctx, workspace, result);
       if (refused) return refused;
       return await publishStage(ctx, resolved, workspace, result);

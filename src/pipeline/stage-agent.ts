@@ -19,6 +19,7 @@ export async function agentStage(
   const result = await agent.run(
     {
       root: workspace.checkout.dir,
+      mode: ctx.job.mode,
       project: {
         docsDir: project.settings.docsDir,
         writable: project.settings.writable,

@@ -145,6 +145,12 @@ export interface JobTable {
   changes: Generated<string>;
   /** JSON: the last verification's report (src/jobs/job-checks.ts), `[]` until a run verifies. */
   checks: Generated<string>;
+  /** `edit` changes the docs; `ask` answers a question (src/jobs/job-mode.ts). */
+  mode: Generated<'edit' | 'ask'>;
+  /** An ask job's last answer; null for edit jobs and until one is given. */
+  answer: string | null;
+  /** JSON: the answer's citations (src/jobs/job-mode.ts), `[]` for edit jobs. */
+  citations: Generated<string>;
 }
 
 export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';

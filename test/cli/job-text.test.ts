@@ -28,6 +28,9 @@ const job: AgentJob = {
       findings: [{ path: 'a.mdx', line: 3, message: 'Avoid "simply"', level: 'warning', preexisting: true }],
     },
   ],
+  mode: 'edit',
+  answer: null,
+  citations: [],
 };
 
 test('job text names each check, its status and its findings, and the changes by name', () => {
@@ -39,4 +42,35 @@ test('job text names each check, its status and its findings, and the changes by
   assert.match(text, /^changes: api#42$/m);
   assert.doesNotMatch(text, /object Object/);
   assert.match(jobText({ ...job, checks: [] }), /^checks: -$/m);
+});
+
+test('an ask job prints its answer last, indented, and each citation as path:start-end; no checks', () => {
+  const text = jobText({
+    ...job,
+    mode: 'ask',
+    branch: null,
+    summary: 'Each project may create 100 jobs per hour.',
+    changes: [],
+    checks: [],
+    answer: 'Each project may create 100 jobs per hour.\n\nFollow-ups count too.',
+    citations: [
+      { path: 'limits.mdx', startLine: 5, endLine: 5 },
+      { path: '_context/api/src/limits.ts', startLine: 1, endLine: 3 },
+    ],
+  });
+  assert.match(text, /^mode: ask$/m);
+  assert.ok(
+    text.endsWith(
+      'answer:\n  Each project may create 100 jobs per hour.\n\n  Follow-ups count too.\ncitations:\n  limits.mdx:5-5\n  _context/api/src/limits.ts:1-3',
+    ),
+    text,
+  );
+  assert.doesNotMatch(text, /^checks:/m);
+  assert.equal(
+    jobText({ ...job, mode: 'ask', answer: null })
+      .split('\n')
+      .at(-1),
+    'answer: -',
+  );
+  assert.doesNotMatch(jobText(job), /^answer|^citations/m, 'an edit job shows neither');
 });

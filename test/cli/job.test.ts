@@ -184,6 +184,27 @@ describe('docwright job … against a docwright serve process', () => {
     assert.match(lines.at(-1)!, /job\.completed: branch docwright\//);
   });
 
+  test('job create --ask --wait: the answer, then its citations as path:start-end; nothing pushed', async () => {
+    const refs = git(repo, 'for-each-ref');
+    model.push(
+      toolCall('read_file', { path: 'index.mdx' }),
+      toolCall('answer', {
+        text: 'The home page says **Welcome**.',
+        citations: [{ path: 'index.mdx', startLine: 5, endLine: 5 }],
+      }),
+    );
+    const result = await job(['create', '--ask', '--prompt', 'What does the home page say?', '--wait']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /^mode: ask$/m);
+    assert.match(result.stdout, /^prLink: -$/m);
+    assert.ok(
+      result.stdout.endsWith('answer:\n  The home page says **Welcome**.\ncitations:\n  index.mdx:5-5\n'),
+      result.stdout,
+    );
+    assert.match(result.stderr.trim().split('\n').at(-1)!, /job\.completed: answered: The home page says/);
+    assert.equal(git(repo, 'for-each-ref'), refs, 'no branch was pushed');
+  });
+
   test('job create --wait on a terminal: a spinner with the latest event on stderr, then the job', {
     skip: scriptMissing,
   }, async () => {
@@ -273,7 +294,8 @@ describe('docwright job … against a docwright serve process', () => {
 
   test('job get, list (--status, --limit, --cursor, --all) and archive', async () => {
     const all = json<{ jobs: AgentJob[]; nextCursor: null }>(await job(['list', '--all', '--json']));
-    assert.equal(all.jobs.length, scriptMissing ? 4 : 5);
+    // The jobs of the tests before, the question of `create --ask` among them.
+    assert.equal(all.jobs.length, scriptMissing ? 5 : 6);
     assert.equal(all.nextCursor, null);
     const ids = all.jobs.map((j) => j.id);
     assert.deepEqual([...ids].sort().reverse(), ids, 'newest first');

@@ -39,6 +39,9 @@ const job: AgentJob = {
     { repository: 'docs', kind: 'range', number: null, sha: null, url: null, title: null },
   ],
   checks: [],
+  mode: 'edit',
+  answer: null,
+  citations: [],
 };
 
 test('resolved and not yet resolved changes are listed, none as "null"', () => {

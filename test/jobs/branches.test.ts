@@ -82,6 +82,9 @@ describe(`head branches on ${testDialect}`, () => {
     // 0017's and 0018's check columns.
     await sql`alter table projects drop column checks`.execute(store.db);
     await sql`alter table jobs drop column checks`.execute(store.db);
+    // 0019's answer columns.
+    for (const column of ['mode', 'answer', 'citations'])
+      await sql`alter table jobs drop column ${sql.id(column)}`.execute(store.db);
     if (store.dialect === 'postgres') {
       // 0013's and 0016's functions, and 0014's triggers (with the function they call).
       await sql`drop function create_job`.execute(store.db);

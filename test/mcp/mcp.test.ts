@@ -85,10 +85,11 @@ describe('docwright mcp through the MCP SDK client', () => {
     if (repo) rmSync(repo, { recursive: true, force: true });
   });
 
-  test('offers exactly the five tools of docs/mcp.mdx with their parameters', async () => {
+  test('offers exactly the six tools of docs/mcp.mdx with their parameters', async () => {
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
     assert.deepEqual(Object.keys(byName).sort(), [
+      'ask_docs',
       'create_docs_job',
       'get_docs_job',
       'list_docs_jobs',
@@ -110,6 +111,33 @@ describe('docwright mcp through the MCP SDK client', () => {
       required: ['id', 'prompt'],
     });
     assert.deepEqual(params('wait_for_docs_job'), { properties: ['id', 'timeoutSeconds'], required: ['id'] });
+    assert.deepEqual(params('ask_docs'), {
+      properties: ['question', 'timeoutSeconds'],
+      required: ['question'],
+    });
+  });
+
+  test('ask_docs: an ask job, waited for; the answer with its sources as path:start-end, nothing pushed', async () => {
+    const refs = git(repo, 'for-each-ref');
+    model.push(
+      toolCall('search', { pattern: 'Welcome' }),
+      toolCall('answer', {
+        text: 'The home page greets readers with "Welcome."',
+        citations: [{ path: 'index.mdx', startLine: 5, endLine: 5 }],
+      }),
+    );
+    const result = parts<AgentJob>(
+      await client.callTool({ name: 'ask_docs', arguments: { question: 'What does the home page say?' } }),
+    );
+    assert.equal(result.isError, false);
+    assert.equal(result.summary, 'The home page greets readers with "Welcome."\n\nSources:\n- index.mdx:5-5');
+    assert.equal(result.value.mode, 'ask');
+    assert.equal(result.value.status, 'completed');
+    assert.equal(result.value.prLink, null);
+    assert.deepEqual(result.value.citations, [{ path: 'index.mdx', startLine: 5, endLine: 5 }]);
+    assert.equal(git(repo, 'for-each-ref'), refs, 'no branch was pushed');
+    const empty = parts(await client.callTool({ name: 'ask_docs', arguments: { question: '  ' } }));
+    assert.equal(empty.isError, true, 'an empty question is refused before anything is created');
   });
 
   test('create → wait (with progress) → follow-up → wait: the edits land on one branch', async () => {

@@ -1,5 +1,6 @@
 /** The nine tools of docs/agent.mdx and docs/code-context.mdx (read_change), in the order they are offered to the model. */
-import { ToolError } from '../types.ts';
+import { type AgentMode, ToolError } from '../types.ts';
+import { answer } from './answer.ts';
 import { deleteFile } from './delete_file.ts';
 import { editFile } from './edit_file.ts';
 import { finish } from './finish.ts';
@@ -22,6 +23,23 @@ export const AGENT_TOOLS: readonly AgentTool[] = [
   readChange,
   finish,
 ];
+
+/** An ask job's tools (docs/questions.mdx): the reading tools and answer, nothing that writes. */
+export const ASK_TOOLS: readonly AgentTool[] = [listFiles, readFile, search, readChange, answer];
+
+export const toolsOf = (mode: AgentMode = 'edit'): readonly AgentTool[] =>
+  mode === 'ask' ? ASK_TOOLS : AGENT_TOOLS;
+
+/** The tool error for a call of a tool the run does not offer (a write in an ask run, a made-up name). */
+export function unknownToolError(name: string, mode: AgentMode = 'edit'): ToolError {
+  const offered = toolsOf(mode).map((t) => t.name);
+  if (mode === 'ask' && AGENT_TOOLS.some((t) => t.name === name)) {
+    return new ToolError(
+      `${name} is not available: this run answers a question and changes nothing. The tools are: ${offered.join(', ')}; call answer with your answer and its citations.`,
+    );
+  }
+  return new ToolError(`There is no tool named "${name}". The tools are: ${offered.join(', ')}.`);
+}
 
 /** Validates a model's tool input with the tool's schema; a mismatch is a ToolError naming each field. */
 export function parseToolInput<Input>(tool: AgentTool<Input>, input: unknown): Input {
@@ -91,4 +109,4 @@ function asToolError(error: unknown, root: string): ToolError {
   return new ToolError(`The tool failed unexpectedly (${message.slice(0, 300)}). Try another approach.`);
 }
 
-export { deleteFile, editFile, finish, listFiles, moveFile, readChange, readFile, search, writeFile };
+export { answer, deleteFile, editFile, finish, listFiles, moveFile, readChange, readFile, search, writeFile };
