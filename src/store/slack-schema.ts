@@ -40,6 +40,8 @@ export interface SlackThreadTable {
   thread_ts: string;
   project_id: string;
   job_id: string;
+  /** The Slack event that opened the thread (its job's creation). */
+  event_id: string;
   /** The status message's ts, once posted. */
   status_ts: string | null;
   /** The text last posted (null before the first post). */

@@ -119,9 +119,11 @@ async function instruct(
       fingerprint: requestFingerprint('POST', path, body),
     });
     const job = created.body as { id: string };
-    await deps.threads.open({ channelId: channel, threadTs, projectId, jobId: job.id });
+    await deps.threads.open({ channelId: channel, threadTs, projectId, jobId: job.id, eventId });
     return `job: ${job.id}`;
   }
+  // This event opened the thread, and is processed again (a crash before it was marked).
+  if (thread.event_id === eventId) return `job: ${thread.job_id}`;
   if (thread.project_id !== projectId) {
     throw new DocwrightError(
       'invalid-request',

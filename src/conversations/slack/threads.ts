@@ -33,7 +33,13 @@ export function createSlackThreads(deps: { db: Kysely<Database>; now: () => Date
     },
 
     /** Records the thread of a new job; the thread's existing row when there is one (a retried event). */
-    async open(input: { channelId: string; threadTs: string; projectId: string; jobId: string }) {
+    async open(input: {
+      channelId: string;
+      threadTs: string;
+      projectId: string;
+      jobId: string;
+      eventId: string;
+    }) {
       const at = deps.now().toISOString();
       await db
         .insertInto('slack_threads')
@@ -43,6 +49,7 @@ export function createSlackThreads(deps: { db: Kysely<Database>; now: () => Date
           thread_ts: input.threadTs,
           project_id: input.projectId,
           job_id: input.jobId,
+          event_id: input.eventId,
           status_ts: null,
           last_status: null,
           seen_job_update: null,
@@ -55,55 +62,31 @@ export function createSlackThreads(deps: { db: Kysely<Database>; now: () => Date
 
     /** Threads whose status message is behind their job (or not posted yet), oldest first. */
     async stale(limit = 50): Promise<StaleThread[]> {
-      const rows = await db
+      const threads = await db
         .selectFrom('slack_threads as t')
         .innerJoin('jobs as j', 'j.id', 't.job_id')
-        .selectAll('j')
-        .select([
-          't.id as t_id',
-          't.channel_id as t_channel_id',
-          't.thread_ts as t_thread_ts',
-          't.project_id as t_project_id',
-          't.status_ts as t_status_ts',
-          't.last_status as t_last_status',
-          't.seen_job_update as t_seen_job_update',
-          't.created_at as t_created_at',
-          't.updated_at as t_updated_at',
-        ])
+        .selectAll('t')
         .where((eb) =>
           eb.or([eb('t.seen_job_update', 'is', null), eb('t.seen_job_update', '<>', eb.ref('j.updated_at'))]),
         )
         .orderBy('t.updated_at')
         .limit(limit)
         .execute();
-      return rows.map(
-        ({
-          t_id,
-          t_channel_id,
-          t_thread_ts,
-          t_project_id,
-          t_status_ts,
-          t_last_status,
-          t_seen_job_update,
-          t_created_at,
-          t_updated_at,
-          ...job
-        }) => ({
-          thread: {
-            id: t_id,
-            channel_id: t_channel_id,
-            thread_ts: t_thread_ts,
-            project_id: t_project_id,
-            job_id: job.id,
-            status_ts: t_status_ts,
-            last_status: t_last_status,
-            seen_job_update: t_seen_job_update,
-            created_at: t_created_at,
-            updated_at: t_updated_at,
-          },
-          job: job as JobRow,
-        }),
-      );
+      if (threads.length === 0) return [];
+      const jobs = await db
+        .selectFrom('jobs')
+        .selectAll()
+        .where(
+          'id',
+          'in',
+          threads.map((t) => t.job_id),
+        )
+        .execute();
+      const byId = new Map(jobs.map((job) => [job.id, job]));
+      return threads.flatMap((thread) => {
+        const job = byId.get(thread.job_id);
+        return job ? [{ thread, job }] : [];
+      });
     },
 
     /**

@@ -43,6 +43,7 @@ export const slack: Migration = {
       .addColumn('thread_ts', 'text', (c) => c.notNull())
       .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id').onDelete('cascade'))
       .addColumn('job_id', 'text', (c) => c.notNull().references('jobs.id').onDelete('cascade'))
+      .addColumn('event_id', 'text', (c) => c.notNull())
       .addColumn('status_ts', 'text')
       .addColumn('last_status', 'text')
       .addColumn('seen_job_update', 'text')
