@@ -10,7 +10,6 @@ import { createLogger } from '../../src/logger.ts';
 import { SlackLoop } from '../../src/worker/slack-loop.ts';
 import { appMention, type SlackApiDouble, signSlackRequest, startSlackApi } from '../doubles/slack-api.ts';
 import { type SeededProject, seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
-import { waitFor } from '../helpers/worker.ts';
 
 const SECRET = 'slack-signing-secret-events-test-0123';
 
