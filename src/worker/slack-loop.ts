@@ -18,12 +18,22 @@ export interface SlackLoopOptions {
   settleMs?: number;
 }
 
+/**
+ * How long a stored event waits for the burst it came in to end (no event for this long) before
+ * the pass that processes it, and at most (`EVENT_BURST_MAX_MS`): on SQLite a pass's statements
+ * run on the event loop that acknowledges Slack's requests, and processing in the middle of a
+ * burst would hold the other events' answers behind it (as src/worker/automation-loop.ts does).
+ */
+export const EVENT_QUIET_MS = 25;
+export const EVENT_BURST_MAX_MS = 2_000;
+
 export class SlackLoop {
   readonly #app: SlackLoopDeps;
   readonly #checkMs: number;
   readonly #settleMs: number;
   #timer: NodeJS.Timeout | undefined;
   #settle: NodeJS.Timeout | undefined;
+  #burst: { timer: NodeJS.Timeout; since: number } | undefined;
   #pass: Promise<void> | undefined;
   #again = false;
   #stopping = false;
@@ -36,8 +46,7 @@ export class SlackLoop {
   }
 
   start(): void {
-    // An event waits for nothing: the thread's first answer comes as soon as it can.
-    this.#unsubscribe.push(this.#app.slack.onEventStored(() => this.wake()));
+    this.#unsubscribe.push(this.#app.slack.onEventStored(() => this.#wakeAfterBurst()));
     this.#unsubscribe.push(
       this.#app.signals.subscribe((signal) => {
         if (signal.kind === 'job-event' || signal.kind === 'job-changed' || signal.kind === 'jobs-changed') {
@@ -55,7 +64,23 @@ export class SlackLoop {
     for (const unsubscribe of this.#unsubscribe) unsubscribe();
     clearInterval(this.#timer);
     clearTimeout(this.#settle);
+    clearTimeout(this.#burst?.timer);
     await this.#pass;
+  }
+
+  /** A pass once events stop arriving for `EVENT_QUIET_MS` (or `EVENT_BURST_MAX_MS` after the first). */
+  #wakeAfterBurst(): void {
+    if (this.#stopping) return;
+    const now = Date.now();
+    const since = this.#burst?.since ?? now;
+    clearTimeout(this.#burst?.timer);
+    const delay = Math.min(EVENT_QUIET_MS, Math.max(0, since + EVENT_BURST_MAX_MS - now));
+    const timer = setTimeout(() => {
+      this.#burst = undefined;
+      this.wake();
+    }, delay);
+    timer.unref();
+    this.#burst = { timer, since };
   }
 
   /** A pass once the burst of job signals settles. */
@@ -115,6 +140,8 @@ export class SlackLoop {
       if (/^(job|follow-up):/.test(result)) logger.info(fields, 'Slack event processed');
       else logger.warn(fields, `Slack event started nothing: ${result}`);
       done++;
+      // Requests waiting on the event loop are served between two events (SQLite runs on it).
+      await new Promise((resolve) => setImmediate(resolve));
     }
     return done;
   }
