@@ -206,6 +206,19 @@ describe('POST /slack/events', () => {
     assert.equal(runs.length, 1, 'no follow-up run was queued');
   });
 
+  test('Slack refusing the answer (the app is not in the channel) ends the event, saying so', async () => {
+    const eventId = nextEventId();
+    slack.failNext('chat.postMessage', 'not_in_channel');
+    const body = JSON.stringify(
+      appMention({ eventId, channel: 'C0ELSEWHERE', text: '<@UBOT0DOCW> hi', ts: nextTs() }),
+    );
+    assert.equal((await post(body)).status, 200);
+    await loop();
+    const [row] = (await storedEvents()).filter((e) => e.event_id === eventId);
+    assert.equal(row!.result, 'failed: Slack answered not_in_channel');
+    assert.ok(row!.processed_at);
+  });
+
   test('an event processed again after a crash creates no second job (the event id is the Idempotency-Key)', async () => {
     const ts = nextTs();
     const eventId = nextEventId();

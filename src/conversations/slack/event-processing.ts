@@ -58,8 +58,28 @@ function mentionOf(envelope: Envelope): Mention | string {
   return event as unknown as Mention;
 }
 
-/** Processes one stored event; returns what became of it (the event's `result`). */
+/** An error Slack answered (`ok: false`: not_in_channel, channel_not_found…), or undefined. */
+function slackRefusal(error: unknown): string | undefined {
+  const e = error as { code?: string; data?: { error?: unknown } };
+  return e.code === 'slack_webapi_platform_error' ? String(e.data?.error ?? 'error').slice(0, 80) : undefined;
+}
+
+/**
+ * Processes one stored event; returns what became of it (the event's `result`). Slack refusing an
+ * answer (the app is not in the channel…) ends it; Slack unreachable or a database failure throws,
+ * and the event is taken again later.
+ */
 export async function processSlackEvent(row: SlackEventRow, deps: EventProcessingDeps): Promise<string> {
+  try {
+    return await processEnvelope(row, deps);
+  } catch (error) {
+    const refusal = slackRefusal(error);
+    if (refusal === undefined) throw error;
+    return `failed: Slack answered ${refusal}`;
+  }
+}
+
+async function processEnvelope(row: SlackEventRow, deps: EventProcessingDeps): Promise<string> {
   let envelope: Envelope;
   try {
     envelope = JSON.parse(row.body) as Envelope;
