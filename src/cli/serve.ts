@@ -102,8 +102,9 @@ export function registerServeCommands(program: Command): void {
       const webhooks = options.worker ? new WebhookDispatcher(app) : undefined;
       // Inbound deliveries are processed by the process that stored them (and any other, after a crash).
       const automations = new AutomationLoop(app);
-      // Slack events are processed, and status messages kept up to date, by every API process.
-      const slack = new SlackLoop(app);
+      // Slack events are processed, and status messages kept up to date, by every API process
+      // of a deployment with a Slack app (docs/slack.mdx).
+      const slack = app.slack.configured ? new SlackLoop(app) : undefined;
       installSafetyNet(app);
       const address = await server.listen({ port: options.port, host: options.host }).catch(async (error) => {
         await app.close();
@@ -126,7 +127,7 @@ export function registerServeCommands(program: Command): void {
       worker.start();
       webhooks?.start();
       automations.start();
-      slack.start();
+      slack?.start();
       app.logger.info(
         { address, database: app.store.location, worker: options.worker },
         `docwright listening on ${address}`,

@@ -219,6 +219,28 @@ describe('POST /slack/events', () => {
     assert.ok(row!.processed_at);
   });
 
+  test('a mention the rate limit refuses is answered in the thread with why, and starts nothing', async () => {
+    const limited = await seedProject(t.app, { rateLimit: 1 });
+    await t.app.slack.links.link(limited.projectId, 'C0LIMITED', 'test');
+    await t.app.jobs.create(limited.projectId, { prompt: 'uses the one use of the hour' });
+    const ts = nextTs();
+    const eventId = nextEventId();
+    assert.equal(
+      (
+        await post(
+          JSON.stringify(appMention({ eventId, channel: 'C0LIMITED', text: '<@UBOT0DOCW> more', ts })),
+        )
+      ).status,
+      200,
+    );
+    await loop();
+    const [reply] = slack.thread('C0LIMITED', ts);
+    assert.match(reply!.text, /:warning: I could not start that: .*rate limit/i);
+    assert.equal((await t.app.jobs.list(limited.projectId, {})).jobs.length, 1);
+    const [row] = (await storedEvents()).filter((e) => e.event_id === eventId);
+    assert.equal(row!.result, 'refused: rate-limited');
+  });
+
   test('an event processed again after a crash creates no second job (the event id is the Idempotency-Key)', async () => {
     const ts = nextTs();
     const eventId = nextEventId();
