@@ -118,7 +118,7 @@ export function registerServeCommands(program: Command): void {
           worker.stop(),
           webhooks?.stop(),
           automations.stop(),
-          slack.stop(),
+          slack?.stop(),
         ]);
         await record.stop();
       });
