@@ -136,6 +136,28 @@ const busyRunner: Runner = async (_job, _run, signal, emit) => {
   return { status: 'completed', prLink: null, branch: null, summary: 'bench' };
 };
 
+/**
+ * The Slack Web API double in a process of its own, as Slack is remote: its HTTP handling must not
+ * share the measured server's event loop. Resolves with its address and token.
+ */
+async function startRemoteSlack(): Promise<{ apiUrl: string; token: string; stop: () => void }> {
+  const double = new URL('../test/doubles/slack-api.ts', import.meta.url).href;
+  const child = spawn(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `const d = await (await import(${JSON.stringify(double)})).startSlackApi(); console.log(JSON.stringify({ apiUrl: d.apiUrl, token: d.token }));`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const line = await new Promise<string>((resolve, reject) => {
+    child.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString()));
+    child.once('exit', (code) => reject(new Error(`the Slack double exited with ${code}`)));
+  });
+  return { ...(JSON.parse(line) as { apiUrl: string; token: string }), stop: () => child.kill('SIGKILL') };
+}
+
 const row = (name: string, t: number[]) =>
   `${name.padEnd(40)} ${percentile(t, 50).toFixed(1).padStart(7)} ${percentile(t, 99).toFixed(1).padStart(7)} ${t.at(-1)!.toFixed(1).padStart(7)}`;
 
@@ -143,9 +165,9 @@ if (isMainThread) {
   const work = mkdtempSync(path.join(tmpdir(), 'docwright-slack-bench-'));
   const schema = `bench_slack_${randomBytes(4).toString('hex')}`;
   let app: App | undefined;
-  let slack: SlackApiDouble | undefined;
+  let slack: Awaited<ReturnType<typeof startRemoteSlack>> | undefined;
   try {
-    slack = await startSlackApi();
+    slack = await startRemoteSlack();
     app = await openApp(
       loadConfig({
         DOCWRIGHT_DATA_DIR: work,
@@ -209,13 +231,11 @@ if (isMainThread) {
     console.log(row('bare node:http, verify signature + 200', floor));
     console.log(row('docwright, worker idle', idle));
     console.log(row('docwright, worker busy + Slack loop', busy));
-    console.log(
-      `jobs started from the events: ${Number(jobs.n)}; Slack API calls: ${slack.calls.length}; target p99 < 100 ms`,
-    );
+    console.log(`jobs started from the events: ${Number(jobs.n)}; target p99 < 100 ms`);
     process.exitCode = percentile(busy, 99) < 100 ? 0 : 1;
   } finally {
     await app?.close();
-    await slack?.close();
+    slack?.stop();
     rmSync(work, { recursive: true, force: true });
     if (args.db === 'postgres') {
       const client = new pg.Client({ connectionString: POSTGRES_URL });
