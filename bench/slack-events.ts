@@ -26,12 +26,7 @@ import { buildServer } from '../src/server.ts';
 import type { Runner } from '../src/worker/runner.ts';
 import { SlackLoop } from '../src/worker/slack-loop.ts';
 import { Worker } from '../src/worker/worker.ts';
-import {
-  appMention,
-  type SlackApiDouble,
-  signSlackRequest,
-  startSlackApi,
-} from '../test/doubles/slack-api.ts';
+import { appMention, signSlackRequest } from '../test/doubles/slack-api.ts';
 
 const { values: args } = parseArgs({
   options: {
