@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { createPipeline } from '../../src/worker/pipeline.ts';
 import { SlackLoop } from '../../src/worker/slack-loop.ts';
 import { Worker } from '../../src/worker/worker.ts';
-import { type ScriptedServer, startOpenAIServer, toolCall } from '../doubles/openai-server.ts';
+import { httpError, type ScriptedServer, startOpenAIServer, toolCall } from '../doubles/openai-server.ts';
 import { appMention, type SlackApiDouble, signSlackRequest, startSlackApi } from '../doubles/slack-api.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { type HostedRepository, startHostedRepository } from '../helpers/hosts.ts';
@@ -174,5 +174,16 @@ describe('Slack mentions run jobs and keep one status message', () => {
     await mention('is the welcome documented', ts);
     const done = await statusMessage(ts, /No change needed/);
     assert.match(done.text, /No change needed: The welcome already covers it\./);
+  });
+
+  test('a job that fails shows the failure’s code and message', async () => {
+    model.push(httpError(401, { message: 'invalid api key' }));
+    const ts = '1700000300.000100';
+    await mention('rewrite the welcome', ts);
+    const done = await statusMessage(ts, /Failed/);
+    const job = await t.app.jobs.get(projectId, await threadJob(ts));
+    assert.equal(job.status, 'failed');
+    assert.ok(done.text.includes(`Failed (\`${job.error!.code}\`)`), done.text);
+    assert.equal(job.error!.code, 'model-auth-failed');
   });
 });
