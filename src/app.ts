@@ -2,6 +2,8 @@ import { type Automations, createAutomations } from './automations/automations-m
 import type { ChangeDetailsOf } from './automations/change-listing.ts';
 import { automationContexts, type ContextRepositories } from './automations/repositories.ts';
 import type { Config } from './config.ts';
+import type { SlackCommandWeb, SlackWeb } from './conversations/slack/slack-client.ts';
+import { createSlack, type Slack } from './conversations/slack/slack-module.ts';
 import { environmentSecrets } from './environment-secrets.ts';
 import { DocwrightError } from './errors.ts';
 import { MirrorCache } from './git/mirror.ts';
@@ -54,6 +56,8 @@ export interface App {
   webhooks: WebhookService;
   /** Automations, their runs and inbound code-host webhooks (docs/automations.mdx). */
   automations: Automations;
+  /** The Slack app: channel links, stored events, threads and their status messages (docs/slack.mdx). */
+  slack: Slack;
   /** Wake-ups between processes (job queued, run cancelled, new events). */
   signals: Signals;
   metrics: Metrics;
@@ -78,6 +82,8 @@ export interface OpenAppOptions {
    * the server's API would, whatever its shell holds. Its own count only when no server runs.
    */
   serverDefaults?: boolean;
+  /** The Slack Web API clients (tests; default: `@slack/web-api` with the bot token). */
+  slackWeb?: { events: SlackWeb; commands: SlackCommandWeb };
 }
 
 export async function openApp(config: Config, options: OpenAppOptions = {}): Promise<App> {
@@ -182,6 +188,15 @@ export async function openApp(config: Config, options: OpenAppOptions = {}): Pro
       now,
       ...(options.changeDetails && { changeDetails: options.changeDetails }),
       allowLinkLocalRepositories: config.allowLinkLocalRepositories,
+    }),
+    slack: createSlack({
+      store,
+      config,
+      projects,
+      jobs,
+      logger,
+      now,
+      ...(options.slackWeb && { web: options.slackWeb }),
     }),
     signals,
     metrics: createMetrics(store),

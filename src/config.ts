@@ -68,6 +68,8 @@ export interface Config {
    * that enabled automations watch are polled through their hosts' APIs (docs/automations.mdx).
    */
   automationPollSeconds: number;
+  /** The Slack app (docs/slack.mdx); the Slack routes answer 404 without a signing secret. */
+  slack: SlackSettings;
   /** Bounds on Server-Sent Events streams (see src/http/server-sent-events.ts). */
   streams: StreamLimits;
   /** Budgets of one agent run (docs/agent.mdx; see AgentBudgets). */
@@ -79,6 +81,19 @@ export interface Config {
   /** The mirror cache runs make their checkouts from (see src/git/mirror.ts). */
   mirrors: MirrorSettings;
 }
+
+/** The one Slack app of a deployment (docs/slack.mdx). Secrets: never logged, never in an answer. */
+export interface SlackSettings {
+  /** `DOCWRIGHT_SLACK_SIGNING_SECRET`: verifies Slack's requests; unset, the Slack routes answer 404. */
+  signingSecret: string | undefined;
+  /** `DOCWRIGHT_SLACK_BOT_TOKEN` (`xoxb-…`): what the app answers in Slack with. */
+  botToken: string | undefined;
+  /** `DOCWRIGHT_SLACK_API_URL` (default Slack's own, `https://slack.com/api/`), for tests and proxies. */
+  apiUrl: string;
+}
+
+/** Slack's Web API. */
+export const DEFAULT_SLACK_API_URL = 'https://slack.com/api/';
 
 /** Where project mirrors are kept, and how much room they may take. */
 export interface MirrorSettings {
@@ -214,6 +229,11 @@ const envSchema = z.object({
     .min(0)
     .max(86_400)
     .default(300),
+  DOCWRIGHT_SLACK_SIGNING_SECRET: z.string().optional(),
+  DOCWRIGHT_SLACK_BOT_TOKEN: z.string().optional(),
+  DOCWRIGHT_SLACK_API_URL: z
+    .url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
+    .default(DEFAULT_SLACK_API_URL),
   DOCWRIGHT_STREAMS_PER_KEY: positiveInt.default(DEFAULT_STREAM_LIMITS.perOwner),
   DOCWRIGHT_STREAMS_PER_PROCESS: positiveInt.default(DEFAULT_STREAM_LIMITS.perProcess),
   DOCWRIGHT_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -253,6 +273,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
         : /^\d+$/.test(e.DOCWRIGHT_TRUST_PROXY)
           ? Number(e.DOCWRIGHT_TRUST_PROXY)
           : e.DOCWRIGHT_TRUST_PROXY.replace(/\s+/g, ''),
+    slack: {
+      signingSecret: e.DOCWRIGHT_SLACK_SIGNING_SECRET?.trim() || undefined,
+      botToken: e.DOCWRIGHT_SLACK_BOT_TOKEN?.trim() || undefined,
+      // The client appends method names to it: it must end with a slash.
+      apiUrl: e.DOCWRIGHT_SLACK_API_URL.endsWith('/')
+        ? e.DOCWRIGHT_SLACK_API_URL
+        : `${e.DOCWRIGHT_SLACK_API_URL}/`,
+    },
     streams: {
       ...DEFAULT_STREAM_LIMITS,
       perOwner: e.DOCWRIGHT_STREAMS_PER_KEY,

@@ -16,6 +16,7 @@ import { COMMON_HEADERS } from './http/response-headers.ts';
 import { OpenStreams } from './http/server-sent-events.ts';
 import type { Logger } from './logger.ts';
 import { buildOpenApiDocument } from './openapi.ts';
+import { registerSlackRoutes } from './slack/slack-routes.ts';
 import { VERSION } from './version.ts';
 
 /** docs/api/overview.mdx: larger bodies get 413. */
@@ -213,5 +214,6 @@ export function buildServer(app: App): FastifyInstance {
   registerDashboard(server, app);
   registerV1Routes(server, app);
   registerHookRoutes(server, app);
+  registerSlackRoutes(server, app);
   return server;
 }

@@ -63,12 +63,13 @@ test('types are imported by import statements, which the cycle check sees (not b
  * - base: the shared vocabulary (errors, ids, logging, redaction, retry, validation…);
  * - store: the database (SQL, migrations, signals); agent: the model loop, no HTTP, DB or git;
  *   git: checkouts and code hosts, knowing nothing of projects or jobs; config.ts;
- * - services own their SQL: projects, keys, operators, processes, jobs, webhooks, automations;
+ * - services own their SQL: projects, keys, operators, processes, jobs, webhooks, automations,
+ *   conversations;
  * - app.ts: the composition of the services one process shares (and metrics.ts);
  * - work: pipeline/, one run's stages; worker/, the background loops of a process (scheduling
  *   runs, webhook sends, automations);
  * - http: the floor the surfaces share (problems, auth, event streams, request logs);
- * - surfaces, peers that call services, never the store: api (v2), compat (v1), dashboard, hooks;
+ * - surfaces, peers that call services, never the store: api (v2), compat (v1), dashboard, hooks, slack;
  * - server.ts: the composition root, one server of every surface (and openapi.ts, their description);
  * - edges: the CLI, eval, the typed client, the MCP server, the GitHub Action, the index.
  */
@@ -88,8 +89,17 @@ const BASE = [
   'database-errors.ts',
   'repository-names.ts',
 ];
-const SERVICES = ['projects', 'keys', 'operators', 'processes', 'jobs', 'webhooks', 'automations'];
-const SURFACES = ['api', 'compat', 'dashboard', 'hooks'];
+const SERVICES = [
+  'projects',
+  'keys',
+  'operators',
+  'processes',
+  'jobs',
+  'webhooks',
+  'automations',
+  'conversations',
+];
+const SURFACES = ['api', 'compat', 'dashboard', 'hooks', 'slack'];
 /** What every service may import: the base, the configuration, the store and git. */
 const BELOW_SERVICES = [...BASE, 'config.ts', 'store', 'git'];
 const ALLOWED: Record<string, string[]> = {
@@ -105,6 +115,8 @@ const ALLOWED: Record<string, string[]> = {
   jobs: [...BELOW_SERVICES, 'projects', 'keys'],
   webhooks: [...BELOW_SERVICES, 'projects', 'jobs'],
   automations: [...BELOW_SERVICES, 'projects', 'jobs'],
+  // Where the team talks (SPEC §20): Slack's links, events and threads; starts jobs on projects.
+  conversations: [...BELOW_SERVICES, 'projects', 'jobs'],
   'metrics.ts': BELOW_SERVICES,
   'app.ts': [...BELOW_SERVICES, ...SERVICES, 'metrics.ts'],
   // A run's pipeline (resolve → checkout → agent → verify → publish) takes the App and the agent.
@@ -117,6 +129,8 @@ const ALLOWED: Record<string, string[]> = {
   compat: [...BASE, 'config.ts', ...SERVICES, 'app.ts', 'http'],
   dashboard: [...BASE, 'config.ts', ...SERVICES, 'app.ts', 'http'],
   hooks: [...BASE, 'config.ts', ...SERVICES, 'app.ts', 'http'],
+  // Slack's requests in (events, slash commands): verified, stored, answered; services do the rest.
+  slack: [...BASE, 'config.ts', ...SERVICES, 'app.ts', 'http'],
   // The composition root: one server of every surface, and the description of them all.
   'server.ts': [...BASE, 'config.ts', ...SERVICES, 'app.ts', 'http', ...SURFACES, 'openapi.ts'],
   'openapi.ts': [...BASE, ...SERVICES, 'http', ...SURFACES],

@@ -11,6 +11,7 @@ import { registerMcpCommand } from './mcp.ts';
 import { print, withApp } from './output.ts';
 import { registerProjectCommands } from './project.ts';
 import { registerServeCommands } from './serve.ts';
+import { registerSlackCommands } from './slack.ts';
 import { registerUserCommands } from './user.ts';
 import { registerWebhookCommands } from './webhook.ts';
 
@@ -57,6 +58,7 @@ registerUserCommands(program);
 registerWebhookCommands(program);
 registerAutomationCommands(program);
 registerContextCommands(program);
+registerSlackCommands(program);
 registerMcpCommand(program);
 registerEvalCommand(program);
 

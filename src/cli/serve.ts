@@ -8,6 +8,7 @@ import { createPipeline } from '../pipeline/pipeline.ts';
 import { recordServer } from '../processes/process-registry.ts';
 import { buildServer } from '../server.ts';
 import { AutomationLoop } from '../worker/automation-loop.ts';
+import { SlackLoop } from '../worker/slack-loop.ts';
 import { WebhookDispatcher } from '../worker/webhook-dispatcher.ts';
 import { Worker } from '../worker/worker.ts';
 import { port, positiveInt } from './parsers.ts';
@@ -101,6 +102,9 @@ export function registerServeCommands(program: Command): void {
       const webhooks = options.worker ? new WebhookDispatcher(app) : undefined;
       // Inbound deliveries are processed by the process that stored them (and any other, after a crash).
       const automations = new AutomationLoop(app);
+      // Slack events are processed, and status messages kept up to date, by every API process
+      // of a deployment with a Slack app (docs/slack.mdx).
+      const slack = app.slack.configured ? new SlackLoop(app) : undefined;
       installSafetyNet(app);
       const address = await server.listen({ port: options.port, host: options.host }).catch(async (error) => {
         await app.close();
@@ -109,7 +113,13 @@ export function registerServeCommands(program: Command): void {
       // Before the process says it listens: a command run from then on sees its settings.
       const record = recordServer(app, { servesApi: true, runsJobs: options.worker });
       onShutdown(app, async () => {
-        await Promise.all([server.close(), worker.stop(), webhooks?.stop(), automations.stop()]);
+        await Promise.all([
+          server.close(),
+          worker.stop(),
+          webhooks?.stop(),
+          automations.stop(),
+          slack?.stop(),
+        ]);
         await record.stop();
       });
       await record.started;
@@ -117,6 +127,7 @@ export function registerServeCommands(program: Command): void {
       worker.start();
       webhooks?.start();
       automations.start();
+      slack?.start();
       app.logger.info(
         { address, database: app.store.location, worker: options.worker },
         `docwright listening on ${address}`,

@@ -33,6 +33,7 @@ type AppUses = Pick<
   | 'projects'
   | 'sessions'
   | 'signInThrottle'
+  | 'slack'
   | 'signals'
   | 'webhooks'
 >;

@@ -15,11 +15,12 @@ import { html } from './html.ts';
 import { formatNumber, page, projectHeader, sendHtml } from './layout.ts';
 import { type ProjectForm, projectForm, projectFormValues, projectInput } from './project-form.ts';
 import { type Flash, type SignedIn, setFlash, takeFlash } from './session.ts';
+import { registerSlackLinkRoutes, type SlackFormState, slackSection } from './slack-links.ts';
 
 /** What this file uses of the App (a narrow dependency: tsc checks it). */
 type AppUses = Pick<
   App,
-  'config' | 'contextRepositories' | 'jobHistory' | 'projects' | 'sessions' | 'webhooks'
+  'config' | 'contextRepositories' | 'jobHistory' | 'projects' | 'sessions' | 'slack' | 'webhooks'
 >;
 
 type ProjectParams = { Params: { projectId: string } };
@@ -149,7 +150,12 @@ ${projectForm({ signedIn, action: '/projects/new', submitLabel: 'Create project'
     request: FastifyRequest,
     project: ProjectView,
     values: ProjectForm,
-    options: { error?: DocwrightError; flash?: Flash; contextForm?: ContextFormState } = {},
+    options: {
+      error?: DocwrightError;
+      flash?: Flash;
+      contextForm?: ContextFormState;
+      slackForm?: SlackFormState;
+    } = {},
   ) =>
     page({
       title: `Settings · ${project.name}`,
@@ -171,6 +177,12 @@ ${projectForm({
     docsWebhook: await app.contextRepositories.docsWebhook(project.id, { baseUrl: requestBaseUrl(request) }),
     form: options.contextForm,
     added: options.flash?.newContextRepository,
+  })}${slackSection({
+    project,
+    signedIn: request.signedIn!,
+    links: await app.slack.links.list(project.id),
+    configured: app.slack.configured,
+    form: options.slackForm,
   })}${webhooksSummary(project, await app.webhooks.listEndpoints(project.id))}${deleteProjectSection(project)}`,
 })}`,
     });
@@ -185,6 +197,12 @@ ${projectForm({
     projectOf: (projectId) => projectOf(app, projectId),
     settingsPage: (request, project, contextForm) =>
       settingsPage(request, project, projectFormValues(project), { contextForm }),
+  });
+
+  registerSlackLinkRoutes(server, app, {
+    projectOf: (projectId) => projectOf(app, projectId),
+    settingsPage: (request, project, slackForm) =>
+      settingsPage(request, project, projectFormValues(project), { slackForm }),
   });
 
   server.post<ProjectParams & { Body: ProjectForm }>(

@@ -36,6 +36,7 @@ export const ALL_MIGRATIONS = [
   '0017_project_checks',
   '0018_job_checks',
   '0019_job_answers',
+  '0021_slack',
 ];
 
 /** A `projects` row written straight to the database (for tests below the services). */
