@@ -103,7 +103,8 @@ const ALLOWED: Record<string, string[]> = {
   jobs: [...BELOW_SERVICES, 'projects', 'keys'],
   webhooks: [...BELOW_SERVICES, 'projects', 'jobs'],
   automations: [...BELOW_SERVICES, 'projects', 'jobs'],
-  'metrics.ts': BELOW_SERVICES,
+  // Metrics read their gauges from the jobs service (src/jobs/job-counts.ts).
+  'metrics.ts': [...BELOW_SERVICES, 'jobs'],
   'app.ts': [...BELOW_SERVICES, ...SERVICES, 'metrics.ts'],
   // The background work of a process (job runs, webhook sends, automation passes) takes the App.
   worker: [...BELOW_SERVICES, 'agent', ...SERVICES, 'app.ts'],
