@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { jobCountsByStatus, queueDepth } from './jobs/job-counts.ts';
 import type { Store } from './store/database.ts';
 
 /** Prometheus metrics of one process; jobs by status and queue depth are read from the database at scrape time. */
@@ -50,14 +51,10 @@ export function createMetrics(store: Store): Metrics {
     labelNames: ['status'] as const,
     registers: [registry],
     async collect() {
-      const rows = await store.db
-        .selectFrom('jobs')
-        .select((eb) => ['status', eb.fn.countAll().as('count')])
-        .groupBy('status')
-        .execute();
+      const counts = await jobCountsByStatus(store.db);
       this.reset();
-      for (const status of ['active', 'completed', 'archived', 'failed']) {
-        this.set({ status }, Number(rows.find((r) => r.status === status)?.count ?? 0));
+      for (const status of ['active', 'completed', 'archived', 'failed'] as const) {
+        this.set({ status }, counts.get(status) ?? 0);
       }
     },
   });
@@ -66,12 +63,7 @@ export function createMetrics(store: Store): Metrics {
     help: 'Runs waiting for a worker (whole database)',
     registers: [registry],
     async collect() {
-      const row = await store.db
-        .selectFrom('job_runs')
-        .select((eb) => eb.fn.countAll().as('count'))
-        .where('status', '=', 'queued')
-        .executeTakeFirstOrThrow();
-      this.set(Number(row.count));
+      this.set(await queueDepth(store.db));
     },
   });
   return { registry, httpRequests, runDuration, pickupLatency, runAttempts, tokens };

@@ -117,7 +117,8 @@ const ALLOWED: Record<string, string[]> = {
   automations: [...BELOW_SERVICES, 'projects', 'jobs'],
   // Where the team talks (SPEC §20): Slack's links, events and threads; starts jobs on projects.
   conversations: [...BELOW_SERVICES, 'projects', 'jobs'],
-  'metrics.ts': BELOW_SERVICES,
+  // Metrics read their gauges from the jobs service (src/jobs/job-counts.ts).
+  'metrics.ts': [...BELOW_SERVICES, 'jobs'],
   'app.ts': [...BELOW_SERVICES, ...SERVICES, 'metrics.ts'],
   // A run's pipeline (resolve → checkout → agent → verify → publish) takes the App and the agent.
   pipeline: [...BELOW_SERVICES, 'agent', ...SERVICES, 'app.ts'],
@@ -166,4 +167,81 @@ test('every import of src/ stays on its floor or goes down (surfaces never reach
   }
   assert.deepEqual([...unplaced], [], 'every folder and file of src/ has a floor in ALLOWED');
   assert.deepEqual(violations.sort(), [], 'imports against the grain');
+});
+
+/**
+ * Services own their SQL: a Kysely query builder started on a database or transaction, a `sql`
+ * template, a raw or compiled query, run outside the store and the service folders is SQL in the
+ * wrong place (worker/ schedules and runs; metrics, the CLI and the surfaces ask a service).
+ */
+const SQL_HOMES = ['store', ...SERVICES];
+const SQL_PATTERNS: [string, RegExp][] = [
+  [
+    'a query builder',
+    /\.(selectFrom|updateTable|insertInto|deleteFrom|replaceInto|mergeInto|selectNoFrom)\s*\(/,
+  ],
+  ['a sql template', /\bsql\s*(<[^`;]*>)?\s*`/],
+  ['a sql helper', /\bsql\.(raw|ref|id|lit|table|join|val)\s*\(/],
+  ['a raw query', /\b(executeQuery|CompiledQuery\.raw)\s*\(/],
+];
+
+/** The SQL of a source text, as `what (line n)`. */
+function sqlIn(text: string): string[] {
+  return text
+    .split('\n')
+    .flatMap((line, i) =>
+      SQL_PATTERNS.filter(([, pattern]) => pattern.test(line)).map(([what]) => `${what} (line ${i + 1})`),
+    );
+}
+
+test('no SQL outside store/ and the services (worker/, metrics, the CLI, the surfaces ask a service)', () => {
+  const offenders: string[] = [];
+  const visit = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) visit(file);
+      else if (entry.name.endsWith('.ts')) {
+        const relative = path.relative(ROOT, file).split(path.sep).join('/');
+        if (SQL_HOMES.includes(placeOf(relative))) continue;
+        for (const found of sqlIn(readFileSync(file, 'utf8'))) offenders.push(`${relative}: ${found}`);
+      }
+    }
+  };
+  visit(path.join(ROOT, 'src'));
+  assert.deepEqual(offenders, []);
+});
+
+test('the SQL scan sees each kind of statement it forbids', () => {
+  for (const line of [
+    'await db.selectFrom("job_runs").selectAll().execute();',
+    'await trx\n  .updateTable("job_runs")',
+    'await sql`select 1`.execute(db);',
+    'await sql<{ n: number }>`select 1 as n`.execute(db);',
+    'await sql.raw("select 1").execute(db);',
+    'await db.executeQuery(query);',
+    'CompiledQuery.raw("select 1", [])',
+  ]) {
+    assert.notDeepEqual(sqlIn(line), [], line);
+  }
+  assert.deepEqual(sqlIn('const selected = rows.filter((r) => r.insertedAt);'), []);
+});
+
+/**
+ * The run queue (src/jobs/queue/: claim, lease, sweep, queue, finish, run events) is used by the
+ * jobs service and the worker only; its statements (src/jobs/queue/sql/) by the queue only.
+ */
+test('the run queue is used by jobs/ and worker/ only, its statements by the queue only', async () => {
+  const graph = await importGraph();
+  const violations: string[] = [];
+  for (const [file, imports] of graph) {
+    for (const target of imports) {
+      if (target.startsWith('src/jobs/queue/sql/')) {
+        if (!file.startsWith('src/jobs/queue/')) violations.push(`${file} → ${target}`);
+      } else if (target.startsWith('src/jobs/queue/')) {
+        if (!file.startsWith('src/jobs/') && !file.startsWith('src/worker/'))
+          violations.push(`${file} → ${target}`);
+      }
+    }
+  }
+  assert.deepEqual(violations.sort(), []);
 });

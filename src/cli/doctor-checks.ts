@@ -6,7 +6,6 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { sql } from 'kysely';
 import pino from 'pino';
 import { projectModelOptions } from '../agent/model-resolution.ts';
 import { type App, openApp } from '../app.ts';
@@ -18,6 +17,7 @@ import { liveServers } from '../processes/process-registry.ts';
 import { confidentialValues, type ProjectSecrets, type ProjectView } from '../projects/projects.ts';
 import { createRedactor, processSecrets, type Redact } from '../redact.ts';
 import { type MigrationStatus, migrationStatus } from '../store/migrations.ts';
+import { databaseServerVersion } from '../store/server-version.ts';
 import {
   checkGit,
   checkGlobalModel,
@@ -292,7 +292,7 @@ async function openDatabase(
     });
     try {
       await candidate.store.ping();
-      const version = await serverVersion(candidate);
+      const version = await databaseServerVersion(candidate.store);
       if (signal.aborted) throw signal.reason;
       app = candidate;
       return { status: 'ok', detail: `${version} at ${candidate.store.location} answers` };
@@ -329,15 +329,6 @@ function describeMigrations(status: MigrationStatus): Outcome {
     status: 'warn',
     detail: `${plural(status.pending.length, 'pending migration')} (${status.pending.join(', ')}): run docwright migrate (docwright serve and worker apply them at start)`,
   };
-}
-
-async function serverVersion(app: App): Promise<string> {
-  if (app.store.dialect === 'postgres') {
-    const { rows } = await sql<{ server_version: string }>`show server_version`.execute(app.store.db);
-    return `PostgreSQL ${rows[0]?.server_version ?? ''}`.trim();
-  }
-  const { rows } = await sql<{ version: string }>`select sqlite_version() as version`.execute(app.store.db);
-  return `SQLite ${rows[0]?.version ?? ''}`.trim();
 }
 
 /** The projects to check. A `--project` that does not exist throws (exit code 2). */

@@ -7,10 +7,7 @@ import { DocwrightError } from '../errors.ts';
 import { createPipeline } from '../pipeline/pipeline.ts';
 import { recordServer } from '../processes/process-registry.ts';
 import { buildServer } from '../server.ts';
-import { AutomationLoop } from '../worker/automation-loop.ts';
-import { SlackLoop } from '../worker/slack-loop.ts';
-import { WebhookDispatcher } from '../worker/webhook-dispatcher.ts';
-import { Worker } from '../worker/worker.ts';
+import { backgroundLoops } from '../worker/background.ts';
 import { port, positiveInt } from './parsers.ts';
 
 /**
@@ -96,15 +93,7 @@ export function registerServeCommands(program: Command): void {
     .action(async (options: { port: number; host: string; worker: boolean }) => {
       const app = await openApp(loadConfig());
       const server = buildServer(app);
-      // API-only processes still sweep, so that no job outlives a crash of every worker.
-      const worker = new Worker(app, { runner: createPipeline(app), claim: options.worker });
-      // Webhooks are sent by the processes that run jobs (docs/webhooks.mdx).
-      const webhooks = options.worker ? new WebhookDispatcher(app) : undefined;
-      // Inbound deliveries are processed by the process that stored them (and any other, after a crash).
-      const automations = new AutomationLoop(app);
-      // Slack events are processed, and status messages kept up to date, by every API process
-      // of a deployment with a Slack app (docs/slack.mdx).
-      const slack = app.slack.configured ? new SlackLoop(app) : undefined;
+      const background = backgroundLoops(app, { runsJobs: options.worker, servesApi: true });
       installSafetyNet(app);
       const address = await server.listen({ port: options.port, host: options.host }).catch(async (error) => {
         await app.close();
@@ -113,21 +102,12 @@ export function registerServeCommands(program: Command): void {
       // Before the process says it listens: a command run from then on sees its settings.
       const record = recordServer(app, { servesApi: true, runsJobs: options.worker });
       onShutdown(app, async () => {
-        await Promise.all([
-          server.close(),
-          worker.stop(),
-          webhooks?.stop(),
-          automations.stop(),
-          slack?.stop(),
-        ]);
+        await Promise.all([server.close(), background.stop()]);
         await record.stop();
       });
       await record.started;
       await reportAtStart(app);
-      worker.start();
-      webhooks?.start();
-      automations.start();
-      slack?.start();
+      background.start();
       app.logger.info(
         { address, database: app.store.location, worker: options.worker },
         `docwright listening on ${address}`,
@@ -145,18 +125,23 @@ export function registerServeCommands(program: Command): void {
     .option('--concurrency <n>', 'runs at once in this process (DOCWRIGHT_WORKER_CONCURRENCY)', positiveInt)
     .action(async (options: { concurrency?: number }) => {
       const app = await openApp(loadConfig());
-      const worker = new Worker(app, { runner: createPipeline(app), concurrency: options.concurrency });
-      const webhooks = new WebhookDispatcher(app);
+      const background = backgroundLoops(app, {
+        runsJobs: true,
+        servesApi: false,
+        concurrency: options.concurrency,
+      });
       installSafetyNet(app);
       const record = recordServer(app, { servesApi: false, runsJobs: true });
       onShutdown(app, async () => {
-        await Promise.all([worker.stop(), webhooks.stop()]);
+        await background.stop();
         await record.stop();
       });
       await record.started;
       await reportAtStart(app);
-      worker.start();
-      webhooks.start();
-      app.logger.info({ database: app.store.location, workerId: worker.id }, 'docwright worker running');
+      background.start();
+      app.logger.info(
+        { database: app.store.location, workerId: background.worker.id },
+        'docwright worker running',
+      );
     });
 }

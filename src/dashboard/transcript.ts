@@ -41,7 +41,7 @@ function item(event: JobEvent, kind: string, content: Renderable, className = ''
   return html`<li id="event-${event.id}" class="${className}"><div class="kind">${kind}</div>${content}</li>`;
 }
 
-/** Why a run went back to the queue (`run.requeued`'s reason, src/worker/sweeper.ts), in words. */
+/** Why a run went back to the queue (`run.requeued`'s reason, src/jobs/queue/sweep.ts), in words. */
 const REQUEUE_REASONS: Record<string, string> = {
   'worker-gone':
     'The process of the worker running it ended (killed or crashed): the run was restarted at once.',

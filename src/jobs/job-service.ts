@@ -24,6 +24,8 @@ import { postgresCreate } from './create-postgres.ts';
 import { latestDiff } from './diffs.ts';
 import { appendEvents, type JobEvent, listEvents } from './events.ts';
 import { findReplay, type IdempotentRequest, rememberResponse } from './idempotency.ts';
+import { cancelRuns } from './queue/cancel.ts';
+import { runQueue } from './queue/queue-run.ts';
 import { consumeRateLimit, peekRateLimit, type RateLimitState } from './rate-limit.ts';
 import {
   createJobBody,
@@ -34,7 +36,6 @@ import {
   messageBody,
   retryBody,
 } from './requests.ts';
-import { runQueue } from './runs.ts';
 import { monthlyTokens, nextMonth, usageMonth } from './usage.ts';
 import { enqueueJobMessage } from './webhook-outbox.ts';
 import type { WorkResult } from './work-result.ts';
@@ -552,18 +553,8 @@ export function createJobService(options: JobServiceOptions) {
         const timestamp = at.toISOString();
         const changes = { status: 'archived' as const, archived_at: timestamp, updated_at: timestamp };
         // The run before the job, as every transaction that writes both does (usage.ts,
-        // transitions.ts): the other order deadlocked on PostgreSQL with a run recording its usage.
-        if (job.status === 'active') {
-          // The worker holding a cancelled run loses it at its next check and aborts.
-          const runs = await trx
-            .updateTable('job_runs')
-            .set({ status: 'cancelled', ended_at: timestamp, lease_owner: null, lease_expires_at: null })
-            .where('job_id', '=', jobId)
-            .where('status', 'in', ['queued', 'running'])
-            .returning('id')
-            .execute();
-          cancelled = runs.map((r) => r.id);
-        }
+        // queue/finish.ts): the other order deadlocked on PostgreSQL with a run recording its usage.
+        if (job.status === 'active') cancelled = await cancelRuns(trx, jobId, at);
         await trx.updateTable('jobs').set(changes).where('id', '=', jobId).execute();
         await appendEvents(trx, [{ jobId, type: 'job.archived', data: { previousStatus: job.status } }], at);
         const archivedRow = { ...job, ...changes };

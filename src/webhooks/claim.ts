@@ -1,5 +1,5 @@
 /**
- * The dispatcher's leases on deliveries, as job runs have them (src/worker/claim.ts): a
+ * The dispatcher's leases on deliveries, as job runs have them (src/jobs/queue/claim.ts): a
  * delivery is claimed with a lease, the lease is renewed while the POST is in flight, and a
  * delivery whose dispatcher died is claimed again once its lease has expired — so a message
  * is sent at least once across crashes. Every write is conditional on still holding the lease.

@@ -23,6 +23,7 @@ import {
   releaseDeliveries,
   renewDeliveryLeases,
 } from '../webhooks/claim.ts';
+import { deliveryContext } from '../webhooks/delivery-context.ts';
 import { MAX_ATTEMPTS, retryDelayMs } from '../webhooks/schedule.ts';
 import { postWebhook, RESPONSE_KEPT_BYTES, type WebhookAnswer } from '../webhooks/send.ts';
 import { signWebhook } from '../webhooks/signature.ts';
@@ -59,15 +60,6 @@ const DEFAULT_TIMEOUT_MS = 15_000;
 /** How long the signals that ask whether a delivery is due wait to share one read (SQLite). */
 const DUE_CHECK_DELAY_MS = 5;
 const DEFAULTS = { concurrency: 8, perEndpoint: 2, slowAfterMs: 1_000, maxInFlight: 128 };
-
-/** The target and payload of a claimed delivery. */
-interface DeliveryContext {
-  url: string;
-  sealedSecret: string;
-  disabled: boolean;
-  messageId: string;
-  body: string;
-}
 
 export class WebhookDispatcher {
   readonly id: string;
@@ -228,28 +220,9 @@ export class WebhookDispatcher {
     }
   }
 
-  async #context(delivery: WebhookDeliveryRow): Promise<DeliveryContext | undefined> {
-    const row = await this.#app.store.db
-      .selectFrom('webhook_deliveries as d')
-      .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-      .innerJoin('webhook_messages as m', 'm.id', 'd.message_id')
-      .select(['e.url', 'e.secret', 'e.disabled_at', 'm.id as message_id', 'm.body'])
-      .where('d.id', '=', delivery.id)
-      .executeTakeFirst();
-    return row
-      ? {
-          url: row.url,
-          sealedSecret: row.secret,
-          disabled: row.disabled_at !== null,
-          messageId: row.message_id,
-          body: row.body,
-        }
-      : undefined;
-  }
-
   async #deliver(delivery: WebhookDeliveryRow): Promise<void> {
     const log = this.#log.child({ deliveryId: delivery.id, endpointId: delivery.endpoint_id });
-    const context = await this.#context(delivery);
+    const context = await deliveryContext(this.#app.store.db, delivery.id);
     if (!context) return; // the endpoint was deleted, and the delivery with it
     const attempt = Number(delivery.attempts);
     const started = this.#app.now();

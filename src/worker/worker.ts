@@ -2,20 +2,21 @@ import type { App } from '../app.ts';
 import type { WorkerSettings } from '../config.ts';
 import { toAgentJob } from '../jobs/agent-job.ts';
 import { parseChangeRequests } from '../jobs/changes.ts';
+import { type ClaimedRun, claimNextRun } from '../jobs/queue/claim.ts';
+import { finishRun } from '../jobs/queue/finish.ts';
+import { cancelledRuns, type Lease, lostLeases, releaseLease, renewLease } from '../jobs/queue/lease.ts';
+import { recordRunEvent } from '../jobs/queue/run-events.ts';
+import { sweepRuns, timeLimitError } from '../jobs/queue/sweep.ts';
 import type { RunOutcome } from '../jobs/run-outcome.ts';
 import { runHistory } from '../jobs/runs.ts';
-import { finishRun, recordRunEvent } from '../jobs/transitions.ts';
 import { jobSpending, recordUsage, type TokenUsage } from '../jobs/usage.ts';
 import type { Logger } from '../logger.ts';
 import type { DeferTask, RunnableJob, Runner } from '../pipeline/runner.ts';
 import type { JobRunRow } from '../store/schema.ts';
 import { isTransientDatabaseError, retryDatabase } from '../store/transient.ts';
 import { Backoff, logTaskFailure } from './backoff.ts';
-import { type ClaimedRun, claimNextRun } from './claim.ts';
 import { ClaimLoop } from './claim-loop.ts';
-import { type Lease, lostLeases, releaseLease, renewLease } from './lease.ts';
 import { processRunDirectory, removeOwnRunDirectory, removeStaleRunDirectories } from './run-directories.ts';
-import { sweepRuns, timeLimitError } from './sweeper.ts';
 import { goneWorkerProcess, newWorkerId } from './worker-identity.ts';
 
 /** What the worker uses of the App: its settings, the store it claims from, the wake-ups and the clock. */
@@ -385,17 +386,10 @@ export class Worker {
       ),
     );
     if (lost.size === 0) return;
-    const cancelled = await this.#app.store.db
-      .selectFrom('job_runs')
-      .select('id')
-      .where(
-        'id',
-        'in',
-        [...lost].map((l) => l.runId),
-      )
-      .where('status', '=', 'cancelled')
-      .execute();
-    const cancelledIds = new Set(cancelled.map((r) => r.id));
+    const cancelledIds = await cancelledRuns(
+      this.#app.store.db,
+      [...lost].map((l) => l.runId),
+    );
     for (const { lease, controller } of active) {
       if (!lost.has(lease)) continue;
       controller.abort(new RunAborted(cancelledIds.has(lease.runId) ? 'cancelled' : 'lease-lost'));

@@ -369,8 +369,9 @@ describe('the errors page', () => {
       const block = new RegExp(`export type ${type} =([^;]*);`).exec(read(ROOT, file))?.[1] ?? '';
       return [...block.matchAll(/'([a-z-]+)'/g)].map((m) => m[1]!);
     };
-    const worker = filesUnder(ROOT, 'src/worker').flatMap((file) =>
-      [...read(ROOT, file).matchAll(/code: '([a-z-]+)'/g)].map((m) => m[1]!),
+    // The worker and the run queue (the sweeper's worker-lost and time limits) end runs with codes.
+    const worker = [...filesUnder(ROOT, 'src/worker'), ...filesUnder(ROOT, 'src/jobs/queue')].flatMap(
+      (file) => [...read(ROOT, file).matchAll(/code: '([a-z-]+)'/g)].map((m) => m[1]!),
     );
     const jobCodes = [
       // `cancelled` never reaches a job: a cancelled run writes nothing, and its job is archived.

@@ -37,6 +37,7 @@ export const ALL_MIGRATIONS = [
   '0018_job_checks',
   '0019_job_answers',
   '0021_slack',
+  '0022_function_files',
 ];
 
 /** A `projects` row written straight to the database (for tests below the services). */

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
+import { claimNextRun } from '../../src/jobs/queue/claim.ts';
+import { releaseLease } from '../../src/jobs/queue/lease.ts';
 import { jobSpending, recordUsage } from '../../src/jobs/usage.ts';
 import type { RunnableRun, Runner } from '../../src/pipeline/runner.ts';
-import { claimNextRun } from '../../src/worker/claim.ts';
-import { releaseLease } from '../../src/worker/lease.ts';
 import { Worker } from '../../src/worker/worker.ts';
 import { bearer, type SeededProject, seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
 import { createJob, firstRun, waitFor } from '../helpers/worker.ts';

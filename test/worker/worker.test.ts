@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { sweepRuns } from '../../src/jobs/queue/sweep.ts';
 import { createPipeline } from '../../src/pipeline/pipeline.ts';
 import type { EmitStep, RunnableJob, RunnableRun, Runner } from '../../src/pipeline/runner.ts';
-import { sweepRuns } from '../../src/worker/sweeper.ts';
 import { Worker } from '../../src/worker/worker.ts';
 import { bearer, type SeededProject, seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
 

@@ -8,7 +8,7 @@ import type { DialectName } from '../dialect.ts';
  * six (BEGIN, the candidate's locks, the project's running count, the update, the `run.started`
  * event, COMMIT), and a claim that finds nothing one instead of three.
  *
- * The protocol is the one src/worker/claim.ts describes: `FOR UPDATE … SKIP LOCKED` on the oldest
+ * The protocol is the one src/jobs/queue/claim.ts describes: `FOR UPDATE … SKIP LOCKED` on the oldest
  * queued run and its project, so that workers claim side by side and claims of one project take
  * turns; then the project's running runs are counted by a statement of their own, after the locks
  * are held (a function's statements each take a new snapshot: READ COMMITTED, VOLATILE), so that

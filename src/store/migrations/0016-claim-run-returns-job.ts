@@ -11,7 +11,7 @@ import type { DialectName } from '../dialect.ts';
  * run would be claimed and its job not found). Both come back as JSON (`row_to_json`): every
  * column of both tables is text or integer, which JSON carries as the driver would.
  *
- * The claim itself is 0015's, unchanged: see there and src/worker/claim.ts.
+ * The claim itself is 0015's, unchanged: see there and src/jobs/queue/claim.ts.
  */
 export function claimRunReturnsJobMigration(dialect: DialectName): Migration {
   return {

@@ -1,9 +1,11 @@
-import { CompiledQuery, type Kysely, sql } from 'kysely';
-import { appendEvent } from '../jobs/events.ts';
-import { compiledQuery } from '../store/compiled-query.ts';
-import type { Store } from '../store/database.ts';
-import type { Database, JobRow, JobRunRow } from '../store/schema.ts';
-import type { Signals } from '../store/signals.ts';
+import type { Kysely } from 'kysely';
+import type { Store } from '../../store/database.ts';
+import type { Database, JobRow, JobRunRow } from '../../store/schema.ts';
+import type { Signals } from '../../store/signals.ts';
+import { appendEvent } from '../events.ts';
+import { claimRunOnPostgres } from './sql/claim-run-postgres.ts';
+import { claimRunOnSqlite } from './sql/claim-run-sqlite.ts';
+import { jobById } from './sql/job-by-id.ts';
 
 export interface ClaimOptions {
   workerId: string;
@@ -25,11 +27,11 @@ export interface ClaimedRun {
  * commit fewer per run than writing it after); then the job's followers
  * (streams, the dashboard) are told of the event.
  *
- * SQLite: one UPDATE, in a transaction for the event and the job's read; the database write lock
- * makes it atomic.
+ * SQLite: one UPDATE (sql/claim-run-sqlite.ts), in a transaction for the event and the job's
+ * read; the database write lock makes it atomic.
  *
- * PostgreSQL: one call of `claim_run` (src/store/migrations/0015-claim-run-function.ts, answering
- * the job too since 0016), one round trip. `FOR UPDATE … SKIP LOCKED` lets any number of workers claim at once without waiting on
+ * PostgreSQL: one call of `claim_run` (claim_run.sql, which says how it works), one round trip.
+ * `FOR UPDATE … SKIP LOCKED` lets any number of workers claim at once without waiting on
  * each other. Locking the project row as well makes claims of one project take turns, and the
  * running count is read by a separate statement after the locks are held, so it sees every
  * committed claim (a single statement's snapshot could predate a rival's commit).
@@ -40,37 +42,28 @@ export async function claimNextRun(
 ): Promise<ClaimedRun | undefined> {
   const now = options.now.toISOString();
   const leaseUntil = new Date(options.now.getTime() + options.leaseMs).toISOString();
-
+  const parameters = {
+    workerId: options.workerId,
+    now,
+    leaseUntil,
+    projectConcurrency: options.projectConcurrency,
+  };
   const claimed =
     store.dialect === 'postgres'
-      ? (
-          await store.prepared!<ClaimedRun>(
-            CompiledQuery.raw(CLAIM_RUN, [options.workerId, now, leaseUntil, options.projectConcurrency]),
-          )
-        )[0]
-      : await claimOnSqlite(store, options, now, leaseUntil);
+      ? (await store.prepared!<ClaimedRun>(claimRunOnPostgres(parameters)))[0]
+      : await claimOnSqlite(store, options, parameters);
   // Not waited for: the run need not wait for its followers to be told.
   if (claimed) void signals.publish({ kind: 'job-event', jobId: claimed.run.job_id }).catch(() => {});
   return claimed;
 }
 
-const CLAIM_RUN = 'select run, job from claim_run($1, $2, $3, $4)';
-
 function claimOnSqlite(
   store: Store,
   options: ClaimOptions,
-  now: string,
-  leaseUntil: string,
+  parameters: Parameters<typeof claimRunOnSqlite>[1],
 ): Promise<ClaimedRun | undefined> {
   return store.db.transaction().execute(async (trx) => {
-    const { rows } = await trx.executeQuery<JobRunRow>(
-      claimingUpdate(trx, {
-        workerId: options.workerId,
-        leaseUntil,
-        now,
-        projectConcurrency: options.projectConcurrency,
-      }),
-    );
+    const { rows } = await trx.executeQuery<JobRunRow>(claimRunOnSqlite(trx, parameters));
     const run = rows[0];
     if (!run) return undefined;
     await recordStart(trx, run, options);
@@ -92,29 +85,3 @@ async function recordStart(trx: Kysely<Database>, run: JobRunRow, options: Claim
     options.now,
   );
 }
-
-const claimingUpdate = compiledQuery<{
-  workerId: string;
-  leaseUntil: string;
-  now: string;
-  projectConcurrency: number;
-}>(['workerId', 'leaseUntil', 'now', 'projectConcurrency'], (db, p) =>
-  sql<JobRunRow>`
-    update job_runs
-       set status = 'running', attempts = attempts + 1,
-           lease_owner = ${p.workerId}, lease_expires_at = ${p.leaseUntil},
-           started_at = coalesce(started_at, ${p.now})
-     where id = (
-       select r.id from job_runs r
-        where r.status = 'queued'
-          and (select count(*) from job_runs x
-                where x.project_id = r.project_id and x.status = 'running') < ${p.projectConcurrency}
-        order by r.id
-        limit 1)
-    returning *`.compile(db),
-);
-
-/** Every claim on SQLite reads its job: compiled once. */
-const jobById = compiledQuery<{ id: string }, JobRow>(['id'], (db, p) =>
-  db.selectFrom('jobs').selectAll().where('id', '=', p.id).compile(),
-);

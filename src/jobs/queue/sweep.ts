@@ -1,7 +1,13 @@
 import type { Kysely } from 'kysely';
-import { appendEvents } from '../jobs/events.ts';
-import { failRuns } from '../jobs/transitions.ts';
-import type { Database } from '../store/schema.ts';
+import type { Database } from '../../store/schema.ts';
+import { appendEvents } from '../events.ts';
+import { failRuns } from './fail-runs.ts';
+import { endLeaseStatement } from './sql/end-lease.ts';
+import { expiredLeasesStatement } from './sql/expired-leases.ts';
+import { liveLeasesStatement } from './sql/live-leases.ts';
+import { neverStartedRunsStatement } from './sql/never-started-runs.ts';
+import { overdueRunsStatement } from './sql/overdue-runs.ts';
+import { requeueRunStatement } from './sql/requeue-run.ts';
 
 export interface SweepOptions {
   now: Date;
@@ -13,7 +19,8 @@ export interface SweepOptions {
   queueTimeLimitMs: number;
   /**
    * The process id of the worker a lease names when that worker is certainly gone (see
-   * worker-identity.ts), else undefined. Its runs are recovered at once, not when the lease expires.
+   * src/worker/worker-identity.ts), else undefined. Its runs are recovered at once, not when the
+   * lease expires.
    */
   goneWorker?: (workerId: string) => number | undefined;
 }
@@ -44,24 +51,13 @@ export async function sweepRuns(db: Kysely<Database>, options: SweepOptions): Pr
   const startedBefore = new Date(options.now.getTime() - options.jobTimeLimitMs).toISOString();
   const queuedBefore = new Date(options.now.getTime() - options.queueTimeLimitMs).toISOString();
 
-  const overdue = await db
-    .selectFrom('job_runs')
-    .select(['id', 'job_id'])
-    .where('status', 'in', ['queued', 'running'])
-    .where('started_at', '<', startedBefore)
-    .execute();
+  const overdue = await overdueRunsStatement(db, startedBefore).execute();
   const timedOut = await failRuns(db, overdue, timeLimitError(options.jobTimeLimitMs), options.now, [
     'queued',
     'running',
   ]);
 
-  const waiting = await db
-    .selectFrom('job_runs')
-    .select(['id', 'job_id'])
-    .where('status', '=', 'queued')
-    .where('started_at', 'is', null)
-    .where('created_at', '<', queuedBefore)
-    .execute();
+  const waiting = await neverStartedRunsStatement(db, queuedBefore).execute();
   const neverStarted = await failRuns(
     db,
     waiting,
@@ -74,12 +70,7 @@ export async function sweepRuns(db: Kysely<Database>, options: SweepOptions): Pr
     ? await endLeasesOfGoneWorkers(db, options.goneWorker, options.now)
     : new Map();
 
-  const expired = await db
-    .selectFrom('job_runs')
-    .select(['id', 'job_id', 'attempts'])
-    .where('status', '=', 'running')
-    .where('lease_expires_at', '<', now)
-    .execute();
+  const expired = await expiredLeasesStatement(db, now).execute();
   const exhausted = expired.filter((r) => r.attempts >= options.maxAttempts);
   const lost = await failRuns(
     db,
@@ -98,13 +89,7 @@ export async function sweepRuns(db: Kysely<Database>, options: SweepOptions): Pr
     // The requeue and its event commit together: a claim in between would otherwise record its
     // run.started before the run.requeued that let it claim.
     const done = await db.transaction().execute(async (trx) => {
-      const result = await trx
-        .updateTable('job_runs')
-        .set({ status: 'queued', lease_owner: null, lease_expires_at: null })
-        .where('id', '=', run.id)
-        .where('status', '=', 'running')
-        .where('lease_expires_at', '<', now)
-        .executeTakeFirst();
+      const result = await requeueRunStatement(trx, { id: run.id, now }).executeTakeFirst();
       if (Number(result.numUpdatedRows) === 0) return false;
       await appendEvents(
         trx,
@@ -136,23 +121,16 @@ async function endLeasesOfGoneWorkers(
   goneWorker: (workerId: string) => number | undefined,
   now: Date,
 ): Promise<Map<string, { workerId: string; pid: number }>> {
-  const held = await db
-    .selectFrom('job_runs')
-    .select(['id', 'lease_owner'])
-    .where('status', '=', 'running')
-    .where('lease_expires_at', '>=', now.toISOString())
-    .execute();
+  const held = await liveLeasesStatement(db, now.toISOString()).execute();
   const ended = new Map<string, { workerId: string; pid: number }>();
   for (const run of held) {
     const pid = run.lease_owner === null ? undefined : goneWorker(run.lease_owner);
     if (pid === undefined) continue;
-    const result = await db
-      .updateTable('job_runs')
-      .set({ lease_expires_at: new Date(now.getTime() - 1).toISOString() })
-      .where('id', '=', run.id)
-      .where('lease_owner', '=', run.lease_owner)
-      .where('status', '=', 'running')
-      .executeTakeFirst();
+    const result = await endLeaseStatement(db, {
+      id: run.id,
+      workerId: run.lease_owner!,
+      expiredAt: new Date(now.getTime() - 1).toISOString(),
+    }).executeTakeFirst();
     if (Number(result.numUpdatedRows) > 0) ended.set(run.id, { workerId: run.lease_owner!, pid });
   }
   return ended;
