@@ -2,6 +2,11 @@ import { type Automations, createAutomations } from './automations/automations-m
 import type { ChangeDetailsOf } from './automations/change-listing.ts';
 import { automationContexts, type ContextRepositories } from './automations/repositories.ts';
 import type { Config } from './config.ts';
+import {
+  createPullRequestComments,
+  type PullRequestComments,
+} from './conversations/comments/comments-module.ts';
+import type { DocsHost } from './conversations/comments/follow-ups.ts';
 import { environmentSecrets } from './environment-secrets.ts';
 import { DocwrightError } from './errors.ts';
 import { MirrorCache } from './git/mirror.ts';
@@ -54,6 +59,8 @@ export interface App {
   webhooks: WebhookService;
   /** Automations, their runs and inbound code-host webhooks (docs/automations.mdx). */
   automations: Automations;
+  /** Pull request comments that start follow-ups (docs/pull-request-comments.mdx). */
+  comments: PullRequestComments;
   /** Wake-ups between processes (job queued, run cancelled, new events). */
   signals: Signals;
   metrics: Metrics;
@@ -78,6 +85,8 @@ export interface OpenAppOptions {
    * the server's API would, whatever its shell holds. Its own count only when no server runs.
    */
   serverDefaults?: boolean;
+  /** How pull request comments reach a project's host (tests; default: through its credentials). */
+  commentHost?: (projectId: string) => Promise<DocsHost | undefined>;
 }
 
 export async function openApp(config: Config, options: OpenAppOptions = {}): Promise<App> {
@@ -152,6 +161,27 @@ export async function openApp(config: Config, options: OpenAppOptions = {}): Pro
     now,
     publish: (signal) => signals.publish(signal),
   });
+  const automations = createAutomations({
+    store,
+    jobs,
+    projects,
+    contexts: options.contexts ?? automationContexts(contextRepositories),
+    logger,
+    now,
+    ...(options.changeDetails && { changeDetails: options.changeDetails }),
+    allowLinkLocalRepositories: config.allowLinkLocalRepositories,
+  });
+  const comments = createPullRequestComments({
+    store,
+    jobs,
+    projects,
+    logger,
+    now,
+    config,
+    ...(options.commentHost && { hostFor: options.commentHost }),
+    hasDocsHook: async (projectId) =>
+      (await automations.contexts.webhookSecretFor(projectId, 'docs')) !== undefined,
+  });
   return {
     config,
     store,
@@ -173,16 +203,8 @@ export async function openApp(config: Config, options: OpenAppOptions = {}): Pro
     jobHistory: createJobHistory({ db: store.db, signals, now }),
     jobPolls: createJobPolls({ store, signals }),
     database: store,
-    automations: createAutomations({
-      store,
-      jobs,
-      projects,
-      contexts: options.contexts ?? automationContexts(contextRepositories),
-      logger,
-      now,
-      ...(options.changeDetails && { changeDetails: options.changeDetails }),
-      allowLinkLocalRepositories: config.allowLinkLocalRepositories,
-    }),
+    automations,
+    comments,
     signals,
     metrics: createMetrics(store),
     now,

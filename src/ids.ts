@@ -38,6 +38,7 @@ export const newServerProcessId = (): string => `srv_${nextUlid().toLowerCase()}
 export const newAutomationId = (): string => `aut_${nextUlid().toLowerCase()}`;
 export const newAutomationRunId = (): string => `arun_${nextUlid().toLowerCase()}`;
 export const newHookDeliveryId = (): string => `hkd_${nextUlid().toLowerCase()}`;
+export const newCommentFollowUpId = (): string => `cfu_${nextUlid().toLowerCase()}`;
 
 const jobIdRe = new RegExp(`^job_${ulidPattern}$`);
 const projectIdRe = new RegExp(`^prj_${ulidPattern}$`);

@@ -63,7 +63,8 @@ test('types are imported by import statements, which the cycle check sees (not b
  * - base: the shared vocabulary (errors, ids, logging, redaction, retry, validation…);
  * - store: the database (SQL, migrations, signals); agent: the model loop, no HTTP, DB or git;
  *   git: checkouts and code hosts, knowing nothing of projects or jobs; config.ts;
- * - services own their SQL: projects, keys, operators, servers, jobs, webhooks, automations;
+ * - services own their SQL: projects, keys, operators, servers, jobs, webhooks, automations,
+ *   conversations;
  * - app.ts: the composition of the services one process shares (and metrics.ts);
  * - work: worker/, the background loops of a process (job runs, webhook sends, automations);
  * - http: the floor the surfaces share (problems, auth, event streams, request logs);
@@ -86,7 +87,16 @@ const BASE = [
   'ref-name.ts',
   'database-errors.ts',
 ];
-const SERVICES = ['projects', 'keys', 'operators', 'servers', 'jobs', 'webhooks', 'automations'];
+const SERVICES = [
+  'projects',
+  'keys',
+  'operators',
+  'servers',
+  'jobs',
+  'webhooks',
+  'automations',
+  'conversations',
+];
 const SURFACES = ['api', 'compat', 'dashboard', 'hooks'];
 /** What every service may import: the base, the configuration, the store and git. */
 const BELOW_SERVICES = [...BASE, 'config.ts', 'store', 'git'];
@@ -103,6 +113,8 @@ const ALLOWED: Record<string, string[]> = {
   jobs: [...BELOW_SERVICES, 'projects', 'keys'],
   webhooks: [...BELOW_SERVICES, 'projects', 'jobs'],
   automations: [...BELOW_SERVICES, 'projects', 'jobs'],
+  // Pull request comments (and Slack): follow-ups on jobs, read from the hooks automations store.
+  conversations: [...BELOW_SERVICES, 'projects', 'jobs', 'automations'],
   'metrics.ts': BELOW_SERVICES,
   'app.ts': [...BELOW_SERVICES, ...SERVICES, 'metrics.ts'],
   // The background work of a process (job runs, webhook sends, automation passes) takes the App.

@@ -7,6 +7,7 @@ import { DocwrightError } from '../errors.ts';
 import { buildServer } from '../server.ts';
 import { recordServer } from '../servers/servers.ts';
 import { AutomationLoop } from '../worker/automation-loop.ts';
+import { CommentLoop } from '../worker/comment-loop.ts';
 import { createPipeline } from '../worker/pipeline.ts';
 import { WebhookDispatcher } from '../worker/webhook-dispatcher.ts';
 import { Worker } from '../worker/worker.ts';
@@ -101,6 +102,8 @@ export function registerServeCommands(program: Command): void {
       const webhooks = options.worker ? new WebhookDispatcher(app) : undefined;
       // Inbound deliveries are processed by the process that stored them (and any other, after a crash).
       const automations = new AutomationLoop(app);
+      // Pull request comments: waiting follow-ups started, replies posted, comments polled.
+      const comments = new CommentLoop(app);
       installSafetyNet(app);
       const address = await server.listen({ port: options.port, host: options.host }).catch(async (error) => {
         await app.close();
@@ -109,7 +112,13 @@ export function registerServeCommands(program: Command): void {
       // Before the process says it listens: a command run from then on sees its settings.
       const record = recordServer(app, { servesApi: true, runsJobs: options.worker });
       onShutdown(app, async () => {
-        await Promise.all([server.close(), worker.stop(), webhooks?.stop(), automations.stop()]);
+        await Promise.all([
+          server.close(),
+          worker.stop(),
+          webhooks?.stop(),
+          automations.stop(),
+          comments.stop(),
+        ]);
         await record.stop();
       });
       await record.started;
@@ -117,6 +126,7 @@ export function registerServeCommands(program: Command): void {
       worker.start();
       webhooks?.start();
       automations.start();
+      comments.start();
       app.logger.info(
         { address, database: app.store.location, worker: options.worker },
         `docwright listening on ${address}`,

@@ -22,6 +22,7 @@ import { claimRunFunctionMigration } from './migrations/0015-claim-run-function.
 import { claimRunReturnsJobMigration } from './migrations/0016-claim-run-returns-job.ts';
 import { projectChecks } from './migrations/0017-project-checks.ts';
 import { jobChecks } from './migrations/0018-job-checks.ts';
+import { commentFollowUps } from './migrations/0020-comment-follow-ups.ts';
 import type { Database } from './schema.ts';
 
 /**
@@ -48,6 +49,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0016_claim_run_returns_job': claimRunReturnsJobMigration(dialect),
     '0017_project_checks': projectChecks,
     '0018_job_checks': jobChecks,
+    '0020_comment_follow_ups': commentFollowUps,
   };
 }
 

@@ -1,12 +1,13 @@
 import type { Generated, Insertable, Selectable } from 'kysely';
 import type { AutomationTables } from './automation-schema.ts';
+import type { CommentTables } from './comment-schema.ts';
 
 /**
  * Table shapes as Kysely sees them. Times are ISO 8601 UTC strings with
  * milliseconds in both dialects: they sort as text, read the same everywhere,
  * and need no per-dialect conversion.
  */
-export interface Database extends AutomationTables {
+export interface Database extends AutomationTables, CommentTables {
   projects: ProjectTable;
   api_keys: ApiKeyTable;
   jobs: JobTable;

@@ -30,6 +30,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { GitRepository } from './git-repository.ts';
 import { changeEndpoints, type GitHubComment, type GitHubPullState, githubPage } from './github-changes.ts';
+import { gitHubCommentEndpoints, gitHubUserJson } from './github-comments.ts';
 import {
   authorization,
   type HostAnswer,
@@ -37,6 +38,7 @@ import {
   type HostRequest,
   startHostDouble,
 } from './host-double.ts';
+import { DoubleUsers, Thread } from './pull-conversations.ts';
 
 // ajv-formats is CommonJS; its default export arrives wrapped.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => void;
@@ -290,6 +292,8 @@ export interface GitHubRepo {
   /** The real repository behind its commits, diffs and branches, when the test gave one. */
   git?: GitRepository;
   comments: GitHubComment[];
+  /** The pull requests' conversations (issue and review comments: github-comments.ts). */
+  thread: Thread;
 }
 
 export interface GitHubTokenGrant {
@@ -326,6 +330,10 @@ export interface GitHubApi extends HostDoubleServer {
   baseUrl: string;
   violations: Violation[];
   minted: MintedToken[];
+  /** The host's users and their permission on repositories (`admin`, `maintain`, `write`, `read`). */
+  users: DoubleUsers;
+  /** A repository's conversation endpoints: its comments' JSON and webhook payloads. */
+  conversation(fullName: string): ReturnType<typeof gitHubCommentEndpoints>;
   addRepo(
     fullName: string,
     options?: {
@@ -545,6 +553,25 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
     return found;
   }
 
+  const users = new DoubleUsers();
+  const conversations = new WeakMap<GitHubRepo, ReturnType<typeof gitHubCommentEndpoints>>();
+  function conversationOf(repo: GitHubRepo) {
+    let found = conversations.get(repo);
+    if (!found) {
+      found = gitHubCommentEndpoints({
+        origin,
+        prefix,
+        owner: repo.owner,
+        name: repo.name,
+        users,
+        thread: repo.thread,
+        hasPull: (number) => repo.pulls.some((p) => p.number === number),
+      });
+      conversations.set(repo, found);
+    }
+    return found;
+  }
+
   const hasBranch = (repo: GitHubRepo, ref: string) =>
     repo.branches.has(ref) || Boolean(repo.git?.resolve(`refs/heads/${ref}`));
 
@@ -624,9 +651,25 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
         body: errorBody(401, authorization(request) ? 'Bad credentials' : 'Requires authentication'),
       };
     }
+    if (operationId === 'users/get-authenticated') {
+      return {
+        status: 200,
+        body: gitHubUserJson(origin, prefix, users.user(grant.login ?? 'docwright-bot')),
+      };
+    }
     const repo = repos.get(key(`${params.owner}/${params.repo}`));
     if (!repo) return { status: 404, body: errorBody(404) };
     const body = (request.body ?? {}) as Json;
+    // A git-backed repository's comments on pull requests stay the change endpoints' (commentOnSource).
+    if (!(repo.git && operationId === 'issues/create-comment')) {
+      const answer = conversationOf(repo).answer(
+        operationId,
+        params,
+        request,
+        grant.login ?? 'docwright-bot',
+      );
+      if (answer) return answer;
+    }
     const forbidden = () => ({
       status: 403,
       body: errorBody(403, 'Resource not accessible by personal access token'),
@@ -764,6 +807,8 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
     baseUrl: `${server.origin}${prefix}`,
     violations,
     minted,
+    users,
+    conversation: (fullName) => conversationOf(api.repo(fullName)),
     addRepo(fullName, repoOptions = {}) {
       const [owner, name] = fullName.split('/') as [string, string];
       const defaultBranch = repoOptions.defaultBranch ?? 'main';
@@ -780,6 +825,7 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
         draftsSupported: repoOptions.draftsSupported ?? true,
         ...(repoOptions.git ? { git: repoOptions.git } : {}),
         comments: [],
+        thread: new Thread(),
       };
       repos.set(key(fullName), repo);
       return repo;

@@ -35,6 +35,7 @@ export const ALL_MIGRATIONS = [
   '0016_claim_run_returns_job',
   '0017_project_checks',
   '0018_job_checks',
+  '0020_comment_follow_ups',
 ];
 
 /** A `projects` row written straight to the database (for tests below the services). */

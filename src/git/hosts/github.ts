@@ -22,7 +22,9 @@ import {
   toHostError,
   trimSlash,
 } from './common.ts';
+import { guardConversation } from './conversation-guard.ts';
 import { gitHubChanges } from './github-changes.ts';
+import { gitHubConversation } from './github-conversation.ts';
 import { type HostCredentials, HostError, type PullRequestInput } from './host.ts';
 import { HttpFailure, jsonApi } from './http.ts';
 
@@ -301,6 +303,10 @@ export function createGitHubHost(
   return {
     kind: 'github',
     ...gitHubChanges({ request, repoPath, fullName, host: hostName, redact }),
+    conversation: guardConversation(
+      { host: hostName, repository: fullName, redact },
+      gitHubConversation({ request, repoPath }),
+    ),
 
     async gitRemote(signal) {
       // Minting here makes a bad App configuration fail before the clone.
