@@ -68,6 +68,8 @@ export interface HostedConversation {
     pull: { url: string; headRef: string },
     review?: ReviewPlace,
   ): { id: number; event: string; payload: Record<string, unknown> };
+  /** Opens a pull request from `head` as docwright's account (as a run would): its number and page. */
+  openPull(head: string): { number: number; url: string };
   /** The bodies of the comments on `number` by `login` (docwright's replies: `self`), oldest first. */
   commentsBy(login: string, number: number): string[];
   /** Where each of `self`'s replies on `number` went: `pull-request`, or the thread/discussion it answers. */
@@ -163,6 +165,10 @@ export async function startHostedRepository(
       conversation: {
         ...threadReaders(api.repo(name).thread),
         member: (login, access) => void api.users.user(login, access),
+        openPull(head) {
+          const pull = api.openPull(name, { head, title: 'Docs', user: 'docwright-bot' });
+          return { number: pull.number, url: `${api.origin}/${name}/pull/${pull.number}` };
+        },
         comment(number, login, body, pull, review) {
           const endpoints = api.conversation(name);
           const user = api.users.user(login);
@@ -208,6 +214,15 @@ export async function startHostedRepository(
       conversation: {
         ...threadReaders(api.project(name).thread),
         member: (login, access) => void api.users.user(login, access === 'write' ? '30' : '20'),
+        openPull(head) {
+          api.project(name).branches.add(head);
+          const mr = api.openMergeRequest(name, {
+            sourceBranch: head,
+            title: 'Docs',
+            author: 'docwright-bot',
+          });
+          return { number: mr.iid, url: `${api.origin}/${name}/-/merge_requests/${mr.iid}` };
+        },
         comment(number, login, body, pull, review) {
           const endpoints = api.conversation(name);
           const user = api.users.user(login);
@@ -253,6 +268,11 @@ export async function startHostedRepository(
     conversation: {
       ...threadReaders(repo.thread),
       member: (login, access) => void api.users.user(login, access),
+      openPull(head) {
+        repo.branches.add(head);
+        const pull = api.openPull(name, { head, title: 'Docs', user: 'docwright-bot' });
+        return { number: pull.number, url: `${api.origin}/${name}/pulls/${pull.number}` };
+      },
       comment(number, login, body, pull) {
         const added = repo.thread.add({ number, body, user: api.users.user(login) });
         return {

@@ -88,7 +88,9 @@ export function createCommentFollowUps(deps: CommentFollowUpsDeps) {
     return rows.find((row) => {
       if (!sameRepository(row.repository, event.repositoryUrl)) return false;
       const number = row.pr_link ? PULL_NUMBER.exec(row.pr_link)?.[1] : undefined;
-      return number === String(event.number) || (event.headRef !== null && row.branch === event.headRef);
+      // The pull request's number decides; its branch only for a job whose link is not known.
+      if (number !== undefined) return number === String(event.number);
+      return event.headRef !== null && row.branch === event.headRef;
     });
   }
 
