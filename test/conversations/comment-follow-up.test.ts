@@ -87,9 +87,11 @@ for (const kind of HOST_KINDS) {
     const ended = (id: string, runs: number) =>
       waitFor(
         async () => {
+          // The runs first: a job read before a follow-up is queued must not pass for its end.
+          const all = await t.app.jobHistory.runs(id);
+          if (all.length < runs || all.some((r) => r.ended_at === null)) return undefined;
           const job = await call('GET', `/job/${id}`);
-          const count = (await t.app.jobHistory.runs(id)).length;
-          return job.status !== 'active' && count >= runs ? job : undefined;
+          return job.status !== 'active' ? job : undefined;
         },
         { timeoutMs: 60_000, message: () => server.output().slice(-4000) },
       );

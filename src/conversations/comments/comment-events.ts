@@ -49,7 +49,10 @@ const id = z
 const number = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const text = z.string().max(MAX_COMMENT_CHARS);
 const webUrl = z.string().max(2_000).refine(isWebLink, 'is not an http(s) URL');
-const optionalUrl = z.unknown().transform((v) => (isWebLink(v) ? v : null));
+const optionalUrl = z
+  .unknown()
+  .optional()
+  .transform((v) => (isWebLink(v) ? v : null));
 const user = z.object({ id: id.optional(), login: z.string().min(1).max(255) });
 const glUser = z.object({ id: id.optional(), username: z.string().min(1).max(255) });
 const state = z.string().max(50).nullish();
