@@ -85,7 +85,9 @@ async function main() {
     startHostedRepository('github', mintlifySiteFiles()),
     startOpenAIServer({ apiKey: MODEL_KEY }),
   ]);
-  const app: App = await openApp(loadConfig(env), { logger: createLogger('silent') });
+  const app: App = await openApp(loadConfig(env), {
+    logger: createLogger(process.env.BENCH_LOG ?? 'silent'),
+  });
   const server = buildServer(app);
   const base = await server.listen({ port: 0, host: '127.0.0.1' });
   const worker = new Worker(app, { runner: createPipeline(app) });
@@ -134,16 +136,28 @@ async function main() {
     const pull = hosted.pulls()[0]!;
     let runs = 1;
 
-    /** One follow-up by `send`: ms from the send to the follow-up's first model request. */
-    async function measure(send: () => Promise<void>): Promise<number> {
+    const failures: string[] = [];
+    /**
+     * One follow-up by `send`: ms from the send to the follow-up's first model request, or
+     * undefined when its run ended without one (recorded in `failures`).
+     */
+    async function measure(send: () => Promise<void>): Promise<number | undefined> {
       model.push(toolCall('finish', { title: 'Nothing to change', summary: 'Already says so.' }));
       const seen = model.requests.length;
       const started = Date.now();
       await send();
-      const first = await waitUntil(async () => model.requests[seen], 'the first model call');
       runs++;
+      const first = await waitUntil(async () => {
+        if (model.requests[seen]) return model.requests[seen];
+        const ended = await runsEnded(jobId, runs);
+        return ended ? null : undefined;
+      }, 'the first model call');
       await waitUntil(() => runsEnded(jobId, runs), 'the follow-up to end');
-      return first.receivedAt - started;
+      if (first) return first.receivedAt - started;
+      const last = (await app.jobHistory.runs(jobId)).at(-1);
+      failures.push(`run ${runs}: ${last?.error_code}: ${last?.error_message}`);
+      // Its scripted step was not played: the next follow-up plays it.
+      return undefined;
     }
 
     const viaComment = () =>
@@ -176,7 +190,7 @@ async function main() {
       const order = round % 2 === 0 ? [viaComment, viaApi] : [viaApi, viaComment];
       for (const run of order) {
         const value = await run();
-        if (round >= WARMUP) (run === viaComment ? comment : api).push(value);
+        if (round >= WARMUP && value !== undefined) (run === viaComment ? comment : api).push(value);
       }
     }
     const replies = hosted.conversation.commentsBy(hosted.conversation.self, pull.number).length;
@@ -196,6 +210,8 @@ async function main() {
       `\n  comment median − baseline median: ${ms(median - percentile(api, 50))}; target: comment median < 2,000 ms: ${median < 2_000 ? 'met' : 'MISSED'}`,
     );
     console.log(`  replies posted in the thread: ${replies} (2 per comment follow-up)`);
+    if (failures.length > 0)
+      console.log(`  runs that ended before a model call (left out): ${failures.length}; ${failures[0]}`);
     console.log(`  host double requests that broke GitHub's description: ${hosted.violations().length}\n`);
   } finally {
     await Promise.all([worker.stop(), automations.stop(), comments.stop()]);

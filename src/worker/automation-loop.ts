@@ -194,6 +194,9 @@ export class AutomationLoop {
       result,
     };
     if (/^(runs:|follow-up|waiting)/.test(result)) this.#app.logger.info(fields, 'hook delivery processed');
+    // Most comments on a pull request are people talking to each other: no warning for those.
+    else if (result.startsWith('ignored: no @'))
+      this.#app.logger.debug(fields, `hook delivery started nothing: ${result}`);
     else this.#app.logger.warn(fields, `hook delivery started nothing: ${result}`);
   }
 

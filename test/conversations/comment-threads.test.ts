@@ -160,3 +160,42 @@ describe('two server processes sharing the database receive the same comment', (
     );
   });
 });
+
+for (const kind of ['github', 'gitlab', 'gitea'] as const) {
+  describe(`without a docs hook on ${kind}, the poll`, () => {
+    let t: TestApp;
+    let hosted: HostedRepository;
+    before(async () => {
+      [t, hosted] = await Promise.all([
+        startTestApp(),
+        startHostedRepository(kind, { 'index.mdx': '# Hi\n' }),
+      ]);
+    });
+    after(async () => {
+      await Promise.all([t?.close(), hosted?.close()]);
+    });
+
+    test('finds a new comment and starts its follow-up, once; older and foreign comments start nothing', async () => {
+      const { projectId, branch, pull, jobId } = await docwrightPull(t, hosted, kind);
+      // This project polls: it has no docs hook secret.
+      await t.app.store.db
+        .updateTable('projects')
+        .set({ docs_webhook_secret: null })
+        .where('id', '=', projectId)
+        .execute();
+      hosted.conversation.comment(pull.number, 'alice', 'thanks!', { url: pull.url, headRef: branch });
+      hosted.conversation.comment(pull.number, 'alice', '@docwright link the API page', {
+        url: pull.url,
+        headRef: branch,
+      });
+      assert.equal(await t.app.comments.poll(), 1);
+      assert.equal(await t.app.comments.poll(), 0, 'the cursor and the claim: once');
+      const runs = await t.app.jobHistory.runs(jobId);
+      assert.equal(runs.length, 2);
+      assert.match(runs[1]!.prompt, /^link the API page\n/);
+      assert.equal(await t.app.comments.postReplies(), 1);
+      assert.equal(hosted.conversation.replyPlaces(pull.number).length, 1);
+      assert.deepEqual(hosted.violations(), []);
+    });
+  });
+}

@@ -100,6 +100,7 @@ const note = z.object({
   object_attributes: z.object({
     id,
     note: text.nullish(),
+    author_id: id.optional(),
     noteable_type: z.string().max(100),
     type: z.string().max(100).nullish(),
     discussion_id: z.string().max(200).nullish(),
@@ -230,7 +231,7 @@ function gitlabNote(payload: object): CommentReading {
       open: openOf(mr.state),
       comment: {
         id: attributes.id,
-        author: { id: user.id ?? '', login: user.username },
+        author: { id: user.id ?? attributes.author_id ?? '', login: user.username },
         body: attributes.note ?? '',
         createdAt: timeOf(attributes.created_at),
         replyTo:

@@ -19,7 +19,10 @@ export function commentInstruction(
 ): string | null {
   const asked = withoutMention(comment.body, options.mention);
   if (asked === '') return null;
-  const lines = [cut(asked, Math.min(MAX_INSTRUCTION_CHARS, options.maxChars - 2_000))];
+  // Room is left for who asked and the hunk within the longest prompt the service takes.
+  const lines = [
+    cut(asked, Math.max(100, Math.min(MAX_INSTRUCTION_CHARS, options.maxChars - MAX_HUNK_CHARS - 500))),
+  ];
   const where = comment.position;
   const on = where ? ` on ${where.path}${where.line !== null ? `, line ${where.line}` : ''}` : '';
   lines.push('', `(A comment by @${comment.author.login} on pull request #${options.number}${on}.)`);

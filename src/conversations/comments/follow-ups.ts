@@ -46,6 +46,10 @@ export interface CommentFollowUpsDeps {
   access?: CommentAccess;
 }
 
+/** How long a project's host client is kept (a changed token takes effect within this time), and how many. */
+export const HOST_TTL_MS = 60_000;
+const MAX_KEPT_HOSTS = 100;
+
 /** Thrown inside the follow-up's transaction when another process started the comment first. */
 class StartedElsewhere extends Error {}
 
@@ -61,13 +65,25 @@ export function createCommentFollowUps(deps: CommentFollowUpsDeps) {
   const changed = () => events.emit('changed');
   const hostOptions: HostOptions = { allowLinkLocal: deps.config.allowLinkLocalRepositories };
 
+  /** Hosts kept briefly: a GitHub App's installation token is then minted once, not per comment. */
+  const hosts = new Map<string, { host: Promise<DocsHost | undefined>; until: number }>();
+  const throughCredentials = async (projectId: string): Promise<DocsHost | undefined> => {
+    const project = await deps.projects.get(projectId);
+    const host = createHost(project, await deps.projects.getSecrets(projectId), hostOptions);
+    if (host.kind === 'local' || !hasConversation(host)) return undefined;
+    return { kind: host.kind, repository: project.repository, conversation: host.conversation };
+  };
   const hostFor =
     deps.hostFor ??
-    (async (projectId: string): Promise<DocsHost | undefined> => {
-      const project = await deps.projects.get(projectId);
-      const host = createHost(project, await deps.projects.getSecrets(projectId), hostOptions);
-      if (host.kind === 'local' || !hasConversation(host)) return undefined;
-      return { kind: host.kind, repository: project.repository, conversation: host.conversation };
+    ((projectId: string): Promise<DocsHost | undefined> => {
+      const now = Date.now();
+      const kept = hosts.get(projectId);
+      if (kept && kept.until > now) return kept.host;
+      if (hosts.size >= MAX_KEPT_HOSTS) hosts.delete(hosts.keys().next().value!);
+      const host = throughCredentials(projectId);
+      hosts.set(projectId, { host, until: now + HOST_TTL_MS });
+      host.catch(() => hosts.delete(projectId));
+      return host;
     });
 
   /** The job of the project that opened pull request `event.number` of the event's repository. */
