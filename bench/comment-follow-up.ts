@@ -53,6 +53,8 @@ const env = {
   DOCWRIGHT_RATE_LIMIT: '1000000',
   DOCWRIGHT_MODEL: 'openai-compatible/scripted',
   DOCWRIGHT_AUTOMATION_POLL_SECONDS: '0',
+  // One job takes every follow-up: its turn budget (40 by default, over all its runs) must last.
+  DOCWRIGHT_AGENT_MAX_STEPS: '1000',
   ...(args.db === 'postgres' && {
     DATABASE_URL: POSTGRES_URL,
     DOCWRIGHT_DATABASE_SCHEMA: schema,
