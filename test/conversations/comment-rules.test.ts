@@ -126,6 +126,11 @@ for (const kind of HOST_KINDS) {
         /not a pull request docwright opened/,
       ]);
       for (const [name, sent, reason] of cases) assert.match(await hook(sent), reason, name);
+      // A host that cannot say who may write: the delivery says why, and starts nothing.
+      // (Dave may only read: the poll that finds his comment later starts nothing either.)
+      hosted.conversation.member('dave', 'read');
+      hosted.api.failNext(401);
+      assert.match(await hook(comment('dave', '@docwright fix the typo')), /^failed: host-auth-failed: /);
       assert.equal((await runs()).length, 1, 'no follow-up queued');
       const rows = await t.app.store.db.selectFrom('comment_follow_ups').select('id').execute();
       assert.deepEqual(rows, []);

@@ -5,6 +5,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { HookHost } from '../../automations/code-events.ts';
+import { HostError } from '../../git/hosts/index.ts';
 import type { JobService } from '../../jobs/job-service.ts';
 import type { Logger } from '../../logger.ts';
 import type { ProjectService } from '../../projects/projects.ts';
@@ -51,7 +52,14 @@ export function createPullRequestComments(
         contentType: row.content_type,
       });
       if (reading.kind === 'ignored') return `ignored: ${reading.reason}`;
-      return followUps.receive(row.project_id, reading.event);
+      try {
+        return await followUps.receive(row.project_id, reading.event);
+      } catch (error) {
+        // The host could not say who may ask (down, credentials refused): the delivery records
+        // why, and the deliveries after it are processed (a throw would hold them all back).
+        if (error instanceof HostError) return `failed: ${error.code}: ${error.message.slice(0, 300)}`;
+        throw error;
+      }
     },
 
     /** Posts the replies owed (started, outcomes); returns how many. */
