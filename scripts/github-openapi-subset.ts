@@ -30,6 +30,7 @@ const OPERATIONS = [
   'POST /repos/{owner}/{repo}/issues/{issue_number}/comments',
   // Pull request comments (src/git/hosts/github-conversation.ts).
   'GET /user',
+  'GET /app',
   'GET /repos/{owner}/{repo}/collaborators/{username}/permission',
   'GET /repos/{owner}/{repo}/issues/{issue_number}/comments',
   'GET /repos/{owner}/{repo}/pulls/{pull_number}/comments',

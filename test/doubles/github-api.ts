@@ -583,8 +583,8 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
     return grant;
   }
 
-  /** POST /app/installations/{id}/access_tokens: a JWT signed with the app's key, RS256. */
-  function mint(request: HostRequest, installationId: number): HostAnswer {
+  /** The refusal of a request not signed by the App's JWT (RS256, its key, its id, in time), or undefined. */
+  function refuseAppJwt(request: HostRequest): HostAnswer | undefined {
     const app = options.app;
     const auth = authorization(request);
     const unauthorized = (message: string) => ({ status: 401, body: errorBody(401, message) });
@@ -620,7 +620,19 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
         "'Issued at' claim ('iat') must be an Integer representing the time that the assertion was issued",
       );
     }
+    return undefined;
+  }
+
+  /** POST /app/installations/{id}/access_tokens: a JWT signed with the app's key, RS256. */
+  function mint(request: HostRequest, installationId: number): HostAnswer {
+    const app = options.app;
+    if (!app) return { status: 404, body: errorBody(404) };
+    const refused = refuseAppJwt(request);
+    if (refused) return refused;
     if (installationId !== app.installationId) return { status: 404, body: errorBody(404) };
+    const now = Math.floor(Date.now() / 1000);
+    const jwt = authorization(request)!.credential.split('.')[1]!;
+    const claims = JSON.parse(Buffer.from(jwt, 'base64url').toString()) as MintedToken['claims'];
     const token = `ghs_${randomBytes(18).toString('base64url')}`;
     const expiresAt = (now + (app.tokenTtlSeconds ?? 3600)) * 1000;
     tokens.set(token, { login: `app-${app.id}[bot]`, push: true, expiresAt, app: true });
@@ -643,6 +655,14 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
     const { operationId, params } = op;
     if (operationId === 'apps/create-installation-access-token') {
       return mint(request, Number(params.installation_id));
+    }
+    if (operationId === 'apps/get-authenticated') {
+      const app = options.app;
+      if (!app) return { status: 404, body: errorBody(404) };
+      const refused = refuseAppJwt(request);
+      if (refused) return refused;
+      // Its installation tokens act as `app-<id>[bot]` (see mint).
+      return { status: 200, body: { id: app.id, slug: `app-${app.id}`, name: `App ${app.id}` } };
     }
     const grant = authenticate(request);
     if (!grant) {

@@ -21,14 +21,16 @@ export interface GitHubCommentContext {
 }
 
 export function gitHubUserJson(origin: string, prefix: string, user: DoubleUser): Json {
+  // A bot's login (`app-1[bot]`) is escaped in its URLs, as GitHub's are.
+  const path = encodeURIComponent(user.login);
   return {
     login: user.login,
     id: user.id,
     node_id: `U_${user.id}`,
-    avatar_url: `${origin}/avatars/${user.login}`,
-    url: `${origin}${prefix}/users/${user.login}`,
-    html_url: `${origin}/${user.login}`,
-    type: 'User',
+    avatar_url: `${origin}/avatars/${path}`,
+    url: `${origin}${prefix}/users/${path}`,
+    html_url: `${origin}/${path}`,
+    type: user.login.endsWith('[bot]') ? 'Bot' : 'User',
     site_admin: false,
   };
 }

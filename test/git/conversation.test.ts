@@ -2,8 +2,10 @@
 // double: who the token is, who may write, comments listed since a time, replies; and failures
 // as the other host operations give them (credentials, a missing pull request), redacted.
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { type ApiCodeHost, createHost, HostError } from '../../src/git/hosts/index.ts';
+import { type GitHubApi, startGitHubApi } from '../doubles/github-api.ts';
 import { HOST_KINDS, type HostedRepository, startHostedRepository } from '../helpers/hosts.ts';
 
 for (const kind of HOST_KINDS) {
@@ -73,3 +75,36 @@ for (const kind of HOST_KINDS) {
     });
   });
 }
+
+describe('github: a GitHub App installation', () => {
+  const appId = 4343;
+  const installationId = 88;
+  const keys = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
+  let github: GitHubApi;
+  before(async () => {
+    github = await startGitHubApi({ app: { id: appId, publicKey: keys.publicKey, installationId } });
+    github.addRepo('octo/app-docs');
+  });
+  after(() => github?.close());
+
+  test('is its bot account (`<slug>[bot]`, from GET /app), so that its own replies are known', async () => {
+    const host = createHost(
+      { host: 'github', repository: 'https://github.com/octo/app-docs', apiUrl: github.baseUrl },
+      {
+        githubAppId: String(appId),
+        githubPrivateKey: keys.privateKey,
+        githubInstallationId: String(installationId),
+      },
+    ) as ApiCodeHost;
+    assert.deepEqual(await host.conversation.whoAmI(), { id: '', login: `app-${appId}[bot]` });
+    const pull = github.openPull('octo/app-docs', { head: 'docwright/app', title: 'Docs' });
+    await host.conversation.reply({ kind: 'pull-request', number: pull.number }, 'On it.');
+    const [reply] = github.repo('octo/app-docs').thread.by(`app-${appId}[bot]`, pull.number);
+    assert.equal(reply?.body, 'On it.', 'its replies are by that account');
+    assert.deepEqual(github.violations, []);
+  });
+});

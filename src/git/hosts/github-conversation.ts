@@ -25,7 +25,10 @@ interface GhComment {
 }
 
 export function gitHubConversation(
-  api: Omit<RepositoryApi, 'fullName' | 'host' | 'redact'>,
+  api: Pick<RepositoryApi, 'request' | 'repoPath'> & {
+    /** Who the credentials are when `GET /user` cannot say (a GitHub App: github.ts). */
+    whoAmI?: PullRequestConversation['whoAmI'];
+  },
 ): PullRequestConversation {
   const { request, repoPath } = api;
 
@@ -53,6 +56,7 @@ export function gitHubConversation(
 
   return {
     async whoAmI(signal) {
+      if (api.whoAmI) return api.whoAmI(signal);
       const { body } = await request('GET', '/user', { signal });
       const user = userOf(body);
       if (!user) throw new Error('GitHub answered /user without a login');
