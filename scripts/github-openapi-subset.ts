@@ -28,6 +28,13 @@ const OPERATIONS = [
   'GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls',
   'GET /repos/{owner}/{repo}/compare/{basehead}',
   'POST /repos/{owner}/{repo}/issues/{issue_number}/comments',
+  // Pull request comments (src/git/hosts/github-conversation.ts).
+  'GET /user',
+  'GET /app',
+  'GET /repos/{owner}/{repo}/collaborators/{username}/permission',
+  'GET /repos/{owner}/{repo}/issues/{issue_number}/comments',
+  'GET /repos/{owner}/{repo}/pulls/{pull_number}/comments',
+  'POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies',
 ];
 
 /** Words of a schema that describe rather than constrain: left out to keep the file small. */

@@ -2,6 +2,11 @@ import { type Automations, createAutomations } from './automations/automations-m
 import type { ChangeDetailsOf } from './automations/change-listing.ts';
 import { automationContexts, type ContextRepositories } from './automations/repositories.ts';
 import type { Config } from './config.ts';
+import {
+  createPullRequestComments,
+  type PullRequestComments,
+} from './conversations/comments/comments-module.ts';
+import type { DocsHost } from './conversations/comments/follow-ups.ts';
 import type { SlackCommandWeb, SlackWeb } from './conversations/slack/slack-client.ts';
 import { createSlack, type Slack } from './conversations/slack/slack-module.ts';
 import { environmentSecrets } from './environment-secrets.ts';
@@ -58,6 +63,8 @@ export interface App {
   automations: Automations;
   /** The Slack app: channel links, stored events, threads and their status messages (docs/slack.mdx). */
   slack: Slack;
+  /** Pull request comments that start follow-ups (docs/pull-request-comments.mdx). */
+  comments: PullRequestComments;
   /** Wake-ups between processes (job queued, run cancelled, new events). */
   signals: Signals;
   metrics: Metrics;
@@ -84,6 +91,8 @@ export interface OpenAppOptions {
   serverDefaults?: boolean;
   /** The Slack Web API clients (tests; default: `@slack/web-api` with the bot token). */
   slackWeb?: { events: SlackWeb; commands: SlackCommandWeb };
+  /** How pull request comments reach a project's host (tests; default: through its credentials). */
+  commentHost?: (projectId: string) => Promise<DocsHost | undefined>;
 }
 
 export async function openApp(config: Config, options: OpenAppOptions = {}): Promise<App> {
@@ -158,6 +167,27 @@ export async function openApp(config: Config, options: OpenAppOptions = {}): Pro
     now,
     publish: (signal) => signals.publish(signal),
   });
+  const automations = createAutomations({
+    store,
+    jobs,
+    projects,
+    contexts: options.contexts ?? automationContexts(contextRepositories),
+    logger,
+    now,
+    ...(options.changeDetails && { changeDetails: options.changeDetails }),
+    allowLinkLocalRepositories: config.allowLinkLocalRepositories,
+  });
+  const comments = createPullRequestComments({
+    store,
+    jobs,
+    projects,
+    logger,
+    now,
+    config,
+    ...(options.commentHost && { hostFor: options.commentHost }),
+    hasDocsHook: async (projectId) =>
+      (await automations.contexts.webhookSecretFor(projectId, 'docs')) !== undefined,
+  });
   return {
     config,
     store,
@@ -179,16 +209,8 @@ export async function openApp(config: Config, options: OpenAppOptions = {}): Pro
     jobHistory: createJobHistory({ db: store.db, signals, now }),
     jobPolls: createJobPolls({ store, signals }),
     database: store,
-    automations: createAutomations({
-      store,
-      jobs,
-      projects,
-      contexts: options.contexts ?? automationContexts(contextRepositories),
-      logger,
-      now,
-      ...(options.changeDetails && { changeDetails: options.changeDetails }),
-      allowLinkLocalRepositories: config.allowLinkLocalRepositories,
-    }),
+    automations,
+    comments,
     slack: createSlack({
       store,
       config,

@@ -70,6 +70,11 @@ export interface Config {
   automationPollSeconds: number;
   /** The Slack app (docs/slack.mdx); the Slack routes answer 404 without a signing secret. */
   slack: SlackSettings;
+  /**
+   * `DOCWRIGHT_MENTION` (default `docwright`): the name a pull request comment mentions
+   * (`@docwright`) to ask for a follow-up (docs/pull-request-comments.mdx).
+   */
+  mention: string;
   /** Bounds on Server-Sent Events streams (see src/http/server-sent-events.ts). */
   streams: StreamLimits;
   /** Budgets of one agent run (docs/agent.mdx; see AgentBudgets). */
@@ -223,6 +228,10 @@ const envSchema = z.object({
     .enum(['0', '1', 'true', 'false', ''], { error: 'must be 1 or 0' })
     .default('0')
     .transform((v) => v === '1' || v === 'true'),
+  DOCWRIGHT_MENTION: z
+    .string()
+    .regex(/^@?[A-Za-z0-9][A-Za-z0-9_.-]{0,98}$/, 'must be a user name (letters, digits, _ . -)')
+    .default('docwright'),
   DOCWRIGHT_AUTOMATION_POLL_SECONDS: z.coerce
     .number({ error: 'must be a whole number of seconds (0 turns polling off)' })
     .int('must be a whole number of seconds (0 turns polling off)')
@@ -314,6 +323,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     webhooks: { allowPrivate: e.DOCWRIGHT_WEBHOOK_ALLOW_PRIVATE },
     allowLinkLocalRepositories: e.DOCWRIGHT_REPOSITORY_ALLOW_LINK_LOCAL,
     automationPollSeconds: e.DOCWRIGHT_AUTOMATION_POLL_SECONDS,
+    mention: e.DOCWRIGHT_MENTION.replace(/^@/, ''),
     worker: {
       concurrency: e.DOCWRIGHT_WORKER_CONCURRENCY,
       projectConcurrency: e.DOCWRIGHT_PROJECT_CONCURRENCY,

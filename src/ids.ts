@@ -40,6 +40,7 @@ export const newAutomationRunId = (): string => `arun_${nextUlid().toLowerCase()
 export const newHookDeliveryId = (): string => `hkd_${nextUlid().toLowerCase()}`;
 export const newSlackEventId = (): string => `sle_${nextUlid().toLowerCase()}`;
 export const newSlackThreadId = (): string => `slt_${nextUlid().toLowerCase()}`;
+export const newCommentFollowUpId = (): string => `cfu_${nextUlid().toLowerCase()}`;
 
 const jobIdRe = new RegExp(`^job_${ulidPattern}$`);
 const projectIdRe = new RegExp(`^prj_${ulidPattern}$`);

@@ -115,8 +115,9 @@ const ALLOWED: Record<string, string[]> = {
   jobs: [...BELOW_SERVICES, 'projects', 'keys'],
   webhooks: [...BELOW_SERVICES, 'projects', 'jobs'],
   automations: [...BELOW_SERVICES, 'projects', 'jobs'],
-  // Where the team talks (SPEC §20): Slack's links, events and threads; starts jobs on projects.
-  conversations: [...BELOW_SERVICES, 'projects', 'jobs'],
+  // Where the team talks (SPEC §20): pull request comments and Slack start jobs and follow-ups
+  // on projects; comments are read from the deliveries the automations' hook store keeps.
+  conversations: [...BELOW_SERVICES, 'projects', 'jobs', 'automations'],
   // Metrics read their gauges from the jobs service (src/jobs/job-counts.ts).
   'metrics.ts': [...BELOW_SERVICES, 'jobs'],
   'app.ts': [...BELOW_SERVICES, ...SERVICES, 'metrics.ts'],

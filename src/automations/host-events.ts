@@ -50,9 +50,9 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * The payload object, undefined when the body holds none, or why it is not parsed at all (too
- * deep or too many values: json-bounds.ts).
+ * deep or too many values: json-bounds.ts). Pull request comments read their deliveries with it too.
  */
-function parseBody(body: Uint8Array, contentType: string | null): object | string | undefined {
+export function parseBody(body: Uint8Array, contentType: string | null): object | string | undefined {
   let text: string | null;
   try {
     text = utf8.decode(body);

@@ -432,11 +432,18 @@ export function createJobService(options: JobServiceOptions) {
       jobId: string,
       rawBody: unknown,
       idempotency?: IdempotentRequest,
+      /**
+       * `within`: runs in the transaction that queues the run, once the job is known to take it,
+       * with the new run's `seq`; what it throws undoes the follow-up (a pull request comment
+       * claims itself here, so that it starts one follow-up at most: docs/pull-request-comments.mdx).
+       */
+      options: { within?: (trx: Transaction<Database>, seq: number) => Promise<void> } = {},
     ): Promise<WorkResult> {
       const body = parseOrThrow(messageSchema, rawBody);
       return createWork(projectId, idempotency, async (trx, project, at) => {
         const job = await findFinishedJob(projectId, jobId, trx);
         const last = await lastRun(trx, jobId);
+        await options.within?.(trx, last.seq + 1);
         const { changes, listed } = await changesOf(
           trx,
           project,

@@ -23,6 +23,7 @@ import { claimRunReturnsJobMigration } from './migrations/0016-claim-run-returns
 import { projectChecks } from './migrations/0017-project-checks.ts';
 import { jobChecks } from './migrations/0018-job-checks.ts';
 import { jobAnswers } from './migrations/0019-job-answers.ts';
+import { commentFollowUps } from './migrations/0020-comment-follow-ups.ts';
 import { slack } from './migrations/0021-slack.ts';
 import { functionFilesMigration } from './migrations/0022-function-files.ts';
 import type { Database } from './schema.ts';
@@ -52,6 +53,7 @@ function migrations(dialect: DialectName): Record<string, Migration> {
     '0017_project_checks': projectChecks,
     '0018_job_checks': jobChecks,
     '0019_job_answers': jobAnswers,
+    '0020_comment_follow_ups': commentFollowUps,
     '0021_slack': slack,
     '0022_function_files': functionFilesMigration(dialect),
   };

@@ -1,5 +1,6 @@
 import type { Generated, Insertable, Selectable } from 'kysely';
 import type { AutomationTables } from './automation-schema.ts';
+import type { CommentTables } from './comment-schema.ts';
 import type { SlackTables } from './slack-schema.ts';
 
 /**
@@ -7,7 +8,7 @@ import type { SlackTables } from './slack-schema.ts';
  * milliseconds in both dialects: they sort as text, read the same everywhere,
  * and need no per-dialect conversion.
  */
-export interface Database extends AutomationTables, SlackTables {
+export interface Database extends AutomationTables, SlackTables, CommentTables {
   projects: ProjectTable;
   api_keys: ApiKeyTable;
   jobs: JobTable;

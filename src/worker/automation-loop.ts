@@ -8,6 +8,7 @@
  */
 import type { App } from '../app.ts';
 import { type ListChanges, listThroughHost } from '../automations/change-listing.ts';
+import type { HookHost } from '../automations/code-events.ts';
 import { processDelivery } from '../automations/hook-processing.ts';
 import { pollOnce } from '../automations/poller.ts';
 import { tickSchedules } from '../automations/scheduler.ts';
@@ -17,12 +18,13 @@ import {
   type WatchedBranchOf,
   watchedBranches,
 } from '../automations/watched-branch.ts';
+import { isCommentEvent } from '../conversations/comments/comment-events.ts';
 import { isDocwrightError } from '../errors.ts';
 
 /** What the loop uses of the App. */
 export type AutomationLoopDeps = Pick<
   App,
-  'automations' | 'config' | 'logger' | 'now' | 'projects' | 'store'
+  'automations' | 'comments' | 'config' | 'logger' | 'now' | 'projects' | 'store'
 >;
 
 export interface AutomationLoopOptions {
@@ -151,7 +153,11 @@ export class AutomationLoop {
       for (const row of batch) {
         let result: string;
         try {
-          result = await processDelivery(row, { deliveries, automations: service, branchOf: this.#branchOf });
+          // A comment on the docs repository's pull request asks for a follow-up (docs/pull-request-comments.mdx).
+          result =
+            row.name === 'docs' && isCommentEvent(row.host as HookHost, row.event)
+              ? await this.#app.comments.receiveDelivery(row)
+              : await processDelivery(row, { deliveries, automations: service, branchOf: this.#branchOf });
         } catch (error) {
           // A database failure leaves the delivery waiting for the next pass; a refusal is its result.
           if (!isDocwrightError(error) || error.status >= 500) throw error;
@@ -187,7 +193,10 @@ export class AutomationLoop {
       event: row.event,
       result,
     };
-    if (result.startsWith('runs:')) this.#app.logger.info(fields, 'hook delivery processed');
+    if (/^(runs:|follow-up|waiting)/.test(result)) this.#app.logger.info(fields, 'hook delivery processed');
+    // Most comments on a pull request are people talking to each other: no warning for those.
+    else if (result.startsWith('ignored: no @'))
+      this.#app.logger.debug(fields, `hook delivery started nothing: ${result}`);
     else this.#app.logger.warn(fields, `hook delivery started nothing: ${result}`);
   }
 

@@ -2,6 +2,7 @@ import type { App } from '../app.ts';
 import { createPipeline } from '../pipeline/pipeline.ts';
 import type { Runner } from '../pipeline/runner.ts';
 import { AutomationLoop } from './automation-loop.ts';
+import { CommentLoop } from './comment-loop.ts';
 import { SlackLoop } from './slack-loop.ts';
 import { WebhookDispatcher } from './webhook-dispatcher.ts';
 import { Worker } from './worker.ts';
@@ -48,6 +49,8 @@ export function backgroundLoops(app: App, options: BackgroundOptions): Backgroun
     ['webhooks', options.runsJobs && new WebhookDispatcher(app)],
     // Inbound deliveries are processed by the process that stored them (and any other, after a crash).
     ['automations', options.servesApi && new AutomationLoop(app)],
+    // Pull request comments: waiting follow-ups started, replies posted, comments polled.
+    ['comments', options.servesApi && new CommentLoop(app)],
     // Slack events are processed, and status messages kept up to date, by every API process of a
     // deployment with a Slack app (docs/slack.mdx).
     ['slack', options.servesApi && app.slack.configured && new SlackLoop(app)],

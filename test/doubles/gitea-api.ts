@@ -15,6 +15,7 @@
  */
 import type { GitRepository } from './git-repository.ts';
 import { type GiteaComment, type GiteaPullState, giteaChangeEndpoints, giteaPage } from './gitea-changes.ts';
+import { giteaCommentEndpoints, giteaUserJson } from './gitea-comments.ts';
 import {
   authorization,
   type HostAnswer,
@@ -23,6 +24,7 @@ import {
   paginate,
   startHostDouble,
 } from './host-double.ts';
+import { DoubleUsers, Thread } from './pull-conversations.ts';
 
 export type GiteaPull = GiteaPullState;
 
@@ -39,6 +41,8 @@ export interface GiteaRepo {
   /** The real repository behind commits, diffs and branches, when the test gave one. */
   git?: GitRepository;
   comments: GiteaComment[];
+  /** The pull requests' conversations (gitea-comments.ts). */
+  thread: Thread;
 }
 
 export interface GiteaTokenGrant {
@@ -54,6 +58,10 @@ export interface GiteaViolation {
 
 export interface GiteaApi extends HostDoubleServer {
   violations: GiteaViolation[];
+  /** The host's users and their permission on repositories (`owner`, `admin`, `write`, `read`). */
+  users: DoubleUsers;
+  /** A repository's conversation endpoints: its comments' JSON and webhook payloads. */
+  conversation(fullName: string): ReturnType<typeof giteaCommentEndpoints>;
   addRepo(
     fullName: string,
     options?: {
@@ -196,12 +204,36 @@ export async function startGiteaApi(
     return found;
   }
 
+  const users = new DoubleUsers();
+  const conversations = new WeakMap<GiteaRepo, ReturnType<typeof giteaCommentEndpoints>>();
+  function conversationOf(repo: GiteaRepo) {
+    let found = conversations.get(repo);
+    if (!found) {
+      found = giteaCommentEndpoints({
+        origin,
+        owner: repo.owner,
+        name: repo.name,
+        users,
+        thread: repo.thread,
+        hasPull: (number) => repo.pulls.some((p) => p.number === number),
+      });
+      conversations.set(repo, found);
+    }
+    return found;
+  }
+
   const hasBranch = (repo: GiteaRepo, ref: string) =>
     repo.branches.has(ref) || Boolean(repo.git?.resolve(`refs/heads/${ref}`));
 
   function handle(request: HostRequest): HostAnswer {
     const violation = (text: string) =>
       violations.push({ method: request.method, path: request.path, message: text });
+    if (request.path === '/api/v1/user' && request.method === 'GET') {
+      const me = authorization(request);
+      const grant = me?.scheme === 'token' ? tokens.get(me.credential) : undefined;
+      if (!grant) return { status: 401, body: errorBody(401) };
+      return { status: 200, body: giteaUserJson(origin, users.user(grant.login ?? 'docwright-bot')) };
+    }
     const match = /^\/api\/v1\/repos\/([^/]+)\/([^/]+?)(\/.+)?$/.exec(request.path);
     if (!match) {
       violation('not an endpoint of the double');
@@ -218,6 +250,16 @@ export async function startGiteaApi(
     const repo = repos.get(fullName.toLowerCase());
     if (!repo) return { status: 404, body: errorBody(404) };
     const resource = match[3];
+    // A git-backed repository's comments on pull requests stay the change endpoints' (commentOnSource).
+    if (resource && !(repo.git && request.method === 'POST' && /^\/issues\/\d+\/comments$/.test(resource))) {
+      const answer = conversationOf(repo).answer(
+        resource,
+        request,
+        grant.login ?? 'docwright-bot',
+        violation,
+      );
+      if (answer) return answer;
+    }
     if (resource !== undefined && resource !== '/pulls' && resource !== '/labels') {
       const answer = changesOf(repo)?.answer(resource, request, grant.login ?? 'docwright-bot', violation);
       if (answer) return answer;
@@ -346,6 +388,8 @@ export async function startGiteaApi(
   const api: GiteaApi = {
     ...server,
     violations,
+    users,
+    conversation: (fullName) => conversationOf(api.repo(fullName)),
     addRepo(fullName, repoOptions = {}) {
       const [owner, name] = fullName.split('/') as [string, string];
       const defaultBranch = repoOptions.defaultBranch ?? 'main';
@@ -361,6 +405,7 @@ export async function startGiteaApi(
         nextNumber: 1,
         ...(repoOptions.git ? { git: repoOptions.git } : {}),
         comments: [],
+        thread: new Thread(),
       };
       repos.set(fullName.toLowerCase(), repo);
       return repo;

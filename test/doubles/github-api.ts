@@ -30,6 +30,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { GitRepository } from './git-repository.ts';
 import { changeEndpoints, type GitHubComment, type GitHubPullState, githubPage } from './github-changes.ts';
+import { gitHubCommentEndpoints, gitHubUserJson } from './github-comments.ts';
 import {
   authorization,
   type HostAnswer,
@@ -37,6 +38,7 @@ import {
   type HostRequest,
   startHostDouble,
 } from './host-double.ts';
+import { DoubleUsers, Thread } from './pull-conversations.ts';
 
 // ajv-formats is CommonJS; its default export arrives wrapped.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => void;
@@ -290,6 +292,8 @@ export interface GitHubRepo {
   /** The real repository behind its commits, diffs and branches, when the test gave one. */
   git?: GitRepository;
   comments: GitHubComment[];
+  /** The pull requests' conversations (issue and review comments: github-comments.ts). */
+  thread: Thread;
 }
 
 export interface GitHubTokenGrant {
@@ -326,6 +330,10 @@ export interface GitHubApi extends HostDoubleServer {
   baseUrl: string;
   violations: Violation[];
   minted: MintedToken[];
+  /** The host's users and their permission on repositories (`admin`, `maintain`, `write`, `read`). */
+  users: DoubleUsers;
+  /** A repository's conversation endpoints: its comments' JSON and webhook payloads. */
+  conversation(fullName: string): ReturnType<typeof gitHubCommentEndpoints>;
   addRepo(
     fullName: string,
     options?: {
@@ -545,6 +553,25 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
     return found;
   }
 
+  const users = new DoubleUsers();
+  const conversations = new WeakMap<GitHubRepo, ReturnType<typeof gitHubCommentEndpoints>>();
+  function conversationOf(repo: GitHubRepo) {
+    let found = conversations.get(repo);
+    if (!found) {
+      found = gitHubCommentEndpoints({
+        origin,
+        prefix,
+        owner: repo.owner,
+        name: repo.name,
+        users,
+        thread: repo.thread,
+        hasPull: (number) => repo.pulls.some((p) => p.number === number),
+      });
+      conversations.set(repo, found);
+    }
+    return found;
+  }
+
   const hasBranch = (repo: GitHubRepo, ref: string) =>
     repo.branches.has(ref) || Boolean(repo.git?.resolve(`refs/heads/${ref}`));
 
@@ -556,8 +583,8 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
     return grant;
   }
 
-  /** POST /app/installations/{id}/access_tokens: a JWT signed with the app's key, RS256. */
-  function mint(request: HostRequest, installationId: number): HostAnswer {
+  /** The refusal of a request not signed by the App's JWT (RS256, its key, its id, in time), or undefined. */
+  function refuseAppJwt(request: HostRequest): HostAnswer | undefined {
     const app = options.app;
     const auth = authorization(request);
     const unauthorized = (message: string) => ({ status: 401, body: errorBody(401, message) });
@@ -593,7 +620,19 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
         "'Issued at' claim ('iat') must be an Integer representing the time that the assertion was issued",
       );
     }
+    return undefined;
+  }
+
+  /** POST /app/installations/{id}/access_tokens: a JWT signed with the app's key, RS256. */
+  function mint(request: HostRequest, installationId: number): HostAnswer {
+    const app = options.app;
+    if (!app) return { status: 404, body: errorBody(404) };
+    const refused = refuseAppJwt(request);
+    if (refused) return refused;
     if (installationId !== app.installationId) return { status: 404, body: errorBody(404) };
+    const now = Math.floor(Date.now() / 1000);
+    const jwt = authorization(request)!.credential.split('.')[1]!;
+    const claims = JSON.parse(Buffer.from(jwt, 'base64url').toString()) as MintedToken['claims'];
     const token = `ghs_${randomBytes(18).toString('base64url')}`;
     const expiresAt = (now + (app.tokenTtlSeconds ?? 3600)) * 1000;
     tokens.set(token, { login: `app-${app.id}[bot]`, push: true, expiresAt, app: true });
@@ -617,6 +656,14 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
     if (operationId === 'apps/create-installation-access-token') {
       return mint(request, Number(params.installation_id));
     }
+    if (operationId === 'apps/get-authenticated') {
+      const app = options.app;
+      if (!app) return { status: 404, body: errorBody(404) };
+      const refused = refuseAppJwt(request);
+      if (refused) return refused;
+      // Its installation tokens act as `app-<id>[bot]` (see mint).
+      return { status: 200, body: { id: app.id, slug: `app-${app.id}`, name: `App ${app.id}` } };
+    }
     const grant = authenticate(request);
     if (!grant) {
       return {
@@ -624,9 +671,25 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
         body: errorBody(401, authorization(request) ? 'Bad credentials' : 'Requires authentication'),
       };
     }
+    if (operationId === 'users/get-authenticated') {
+      return {
+        status: 200,
+        body: gitHubUserJson(origin, prefix, users.user(grant.login ?? 'docwright-bot')),
+      };
+    }
     const repo = repos.get(key(`${params.owner}/${params.repo}`));
     if (!repo) return { status: 404, body: errorBody(404) };
     const body = (request.body ?? {}) as Json;
+    // A git-backed repository's comments on pull requests stay the change endpoints' (commentOnSource).
+    if (!(repo.git && operationId === 'issues/create-comment')) {
+      const answer = conversationOf(repo).answer(
+        operationId,
+        params,
+        request,
+        grant.login ?? 'docwright-bot',
+      );
+      if (answer) return answer;
+    }
     const forbidden = () => ({
       status: 403,
       body: errorBody(403, 'Resource not accessible by personal access token'),
@@ -764,6 +827,8 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
     baseUrl: `${server.origin}${prefix}`,
     violations,
     minted,
+    users,
+    conversation: (fullName) => conversationOf(api.repo(fullName)),
     addRepo(fullName, repoOptions = {}) {
       const [owner, name] = fullName.split('/') as [string, string];
       const defaultBranch = repoOptions.defaultBranch ?? 'main';
@@ -780,6 +845,7 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
         draftsSupported: repoOptions.draftsSupported ?? true,
         ...(repoOptions.git ? { git: repoOptions.git } : {}),
         comments: [],
+        thread: new Thread(),
       };
       repos.set(key(fullName), repo);
       return repo;

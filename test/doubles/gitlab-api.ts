@@ -22,6 +22,7 @@ import {
   gitLabChangeEndpoints,
   gitlabPage,
 } from './gitlab-changes.ts';
+import { gitLabCommentEndpoints, gitLabUserJson } from './gitlab-comments.ts';
 import {
   authorization,
   type HostAnswer,
@@ -29,6 +30,7 @@ import {
   type HostRequest,
   startHostDouble,
 } from './host-double.ts';
+import { DoubleUsers, Thread } from './pull-conversations.ts';
 
 export type GitLabMergeRequest = GitLabMergeState;
 
@@ -43,6 +45,8 @@ export interface GitLabProject {
   /** The real repository behind commits, diffs and branches, when the test gave one. */
   git?: GitRepository;
   notes: GitLabNote[];
+  /** The merge requests' conversations (gitlab-comments.ts). */
+  thread: Thread;
 }
 
 export interface GitLabTokenGrant {
@@ -61,6 +65,10 @@ export interface GitLabApi extends HostDoubleServer {
   violations: GitLabViolation[];
   /** How each authenticated request carried its token. */
   authSchemes: ('private-token' | 'bearer')[];
+  /** The instance's users; a user's permission is its access level on the projects (`'30'`: Developer). */
+  users: DoubleUsers;
+  /** A project's conversation endpoints: its notes' JSON and Note Hook payloads. */
+  conversation(path: string): ReturnType<typeof gitLabCommentEndpoints>;
   addProject(
     path: string,
     options?: { branches?: string[]; defaultBranch?: string; archived?: boolean; git?: GitRepository },
@@ -249,6 +257,24 @@ export async function startGitLabApi(
     return found;
   }
 
+  const users = new DoubleUsers();
+  const conversations = new WeakMap<GitLabProject, ReturnType<typeof gitLabCommentEndpoints>>();
+  function conversationOf(project: GitLabProject) {
+    let found = conversations.get(project);
+    if (!found) {
+      found = gitLabCommentEndpoints({
+        origin,
+        projectId: project.id,
+        path: project.path,
+        users,
+        thread: project.thread,
+        hasMergeRequest: (iid) => project.mergeRequests.some((mr) => mr.iid === iid),
+      });
+      conversations.set(project, found);
+    }
+    return found;
+  }
+
   const hasBranch = (project: GitLabProject, ref: string) =>
     project.branches.has(ref) || Boolean(project.git?.resolve(`refs/heads/${ref}`));
 
@@ -269,6 +295,11 @@ export async function startGitLabApi(
   function handle(request: HostRequest): HostAnswer {
     const violation = (message: string) =>
       violations.push({ method: request.method, path: request.path, message });
+    if (request.path === '/api/v4/user' && request.method === 'GET') {
+      const me = authenticate(request);
+      if (!me) return { status: 401, body: errorBody(401) };
+      return { status: 200, body: gitLabUserJson(origin, users.user(me.username ?? 'docwright-bot')) };
+    }
     const match = /^\/api\/v4\/projects\/([^/]+)(\/.+)?$/.exec(request.path);
     if (!match) {
       violation('not an endpoint of the double');
@@ -279,6 +310,17 @@ export async function startGitLabApi(
     const project = findProject(match[1] ?? '');
     if (!project) return { status: 404, body: { message: '404 Project Not Found' } };
     const level = grant.accessLevel ?? 30;
+    const resource = match[2] ?? '';
+    // A git-backed project's notes stay the change endpoints' (commentOnSource).
+    if (!(project.git && request.method === 'POST' && /^\/merge_requests\/\d+\/notes$/.test(resource))) {
+      const answer = conversationOf(project).answer(
+        resource,
+        request,
+        grant.username ?? 'docwright-bot',
+        violation,
+      );
+      if (answer) return answer;
+    }
     if (match[2] !== undefined && match[2] !== '/merge_requests') {
       const answer = changesOf(project)?.answer(
         match[2],
@@ -401,6 +443,8 @@ export async function startGitLabApi(
     ...server,
     violations,
     authSchemes,
+    users,
+    conversation: (path) => conversationOf(api.project(path)),
     addProject(path, projectOptions = {}) {
       const defaultBranch = projectOptions.defaultBranch ?? 'main';
       const project: GitLabProject = {
@@ -413,6 +457,7 @@ export async function startGitLabApi(
         nextIid: 1,
         ...(projectOptions.git ? { git: projectOptions.git } : {}),
         notes: [],
+        thread: new Thread(),
       };
       projects.set(path.toLowerCase(), project);
       return project;

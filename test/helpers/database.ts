@@ -36,6 +36,7 @@ export const ALL_MIGRATIONS = [
   '0017_project_checks',
   '0018_job_checks',
   '0019_job_answers',
+  '0020_comment_follow_ups',
   '0021_slack',
   '0022_function_files',
 ];

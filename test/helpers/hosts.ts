@@ -8,6 +8,7 @@ import { type GiteaApi, startGiteaApi } from '../doubles/gitea-api.ts';
 import { type GitHubApi, startGitHubApi } from '../doubles/github-api.ts';
 import { type GitLabApi, startGitLabApi } from '../doubles/gitlab-api.ts';
 import type { HostDoubleServer } from '../doubles/host-double.ts';
+import type { Thread } from '../doubles/pull-conversations.ts';
 
 export type HostKind = 'github' | 'gitlab' | 'gitea';
 export const HOST_KINDS: readonly HostKind[] = ['github', 'gitlab', 'gitea'];
@@ -39,7 +40,40 @@ export interface HostedRepository {
   violations(): unknown[];
   /** A pattern the job's `prLink` must match for `pull`. */
   pullUrl(pull: HostedPull): RegExp;
+  /** Its pull requests' conversations: users, comments and the hook payloads they send. */
+  conversation: HostedConversation;
   close(): Promise<void>;
+}
+
+/** A review comment's place: a file's line and its diff hunk (GitLab sends no hunk). */
+export interface ReviewPlace {
+  path: string;
+  line: number;
+  diffHunk: string;
+}
+
+export interface HostedConversation {
+  /** docwright's own account on the host (the token's user). */
+  self: string;
+  /** A user of the host with write access to the repository, or read access only. */
+  member(login: string, access: 'write' | 'read'): void;
+  /**
+   * Adds a comment by `login` on pull request `number` (a review comment on a line when `review`
+   * is given) and returns what the host's webhook sends for it: event header value and payload.
+   */
+  comment(
+    number: number,
+    login: string,
+    body: string,
+    pull: { url: string; headRef: string },
+    review?: ReviewPlace,
+  ): { id: number; event: string; payload: Record<string, unknown> };
+  /** Opens a pull request from `head` as docwright's account (as a run would): its number and page. */
+  openPull(head: string): { number: number; url: string };
+  /** The bodies of the comments on `number` by `login` (docwright's replies: `self`), oldest first. */
+  commentsBy(login: string, number: number): string[];
+  /** Where each of `self`'s replies on `number` went: `pull-request`, or the thread/discussion it answers. */
+  replyPlaces(number: number): string[];
 }
 
 /** The Basic user name each host's git server insists on (Gitea takes any). */
@@ -67,6 +101,24 @@ function followPushes(branches: Set<string>, git: GitHttpServer, name: string): 
     } catch {
       return false;
     }
+  };
+}
+
+/** What every host's conversation reads alike from its thread. */
+function threadReaders(thread: Thread): Pick<HostedConversation, 'self' | 'commentsBy' | 'replyPlaces'> {
+  return {
+    self: 'docwright-bot',
+    commentsBy: (login, number) => thread.by(login, number).map((c) => c.body),
+    replyPlaces: (number) =>
+      thread
+        .by('docwright-bot', number)
+        .map((c) =>
+          c.review?.inReplyTo
+            ? `thread ${c.review.inReplyTo}`
+            : c.discussionId
+              ? `discussion ${c.discussionId}`
+              : 'pull-request',
+        ),
   };
 }
 
@@ -110,6 +162,33 @@ export async function startHostedRepository(
         })),
       violations: () => api.violations,
       pullUrl: (pull) => new RegExp(`/${escapeRegExp(name)}/pull/${pull.number}$`),
+      conversation: {
+        ...threadReaders(api.repo(name).thread),
+        member: (login, access) => void api.users.user(login, access),
+        openPull(head) {
+          const pull = api.openPull(name, { head, title: 'Docs', user: 'docwright-bot' });
+          return { number: pull.number, url: `${api.origin}/${name}/pull/${pull.number}` };
+        },
+        comment(number, login, body, pull, review) {
+          const endpoints = api.conversation(name);
+          const user = api.users.user(login);
+          const repo = api.repo(name);
+          if (review) {
+            const added = repo.thread.add({ number, body, user, review: { ...review, inReplyTo: null } });
+            return {
+              id: added.id,
+              event: 'pull_request_review_comment',
+              payload: endpoints.reviewCommentPayload(added, common.repository, pull.url, pull.headRef),
+            };
+          }
+          const added = repo.thread.add({ number, body, user });
+          return {
+            id: added.id,
+            event: 'issue_comment',
+            payload: endpoints.issueCommentPayload(added, common.repository, pull.url),
+          };
+        },
+      },
       close: () => Promise.all([api.close(), git.close()]).then(() => {}),
     };
   }
@@ -132,6 +211,38 @@ export async function startHostedRepository(
         })),
       violations: () => api.violations,
       pullUrl: (pull) => new RegExp(`/${escapeRegExp(name)}/-/merge_requests/${pull.number}$`),
+      conversation: {
+        ...threadReaders(api.project(name).thread),
+        member: (login, access) => void api.users.user(login, access === 'write' ? '30' : '20'),
+        openPull(head) {
+          api.project(name).branches.add(head);
+          const mr = api.openMergeRequest(name, {
+            sourceBranch: head,
+            title: 'Docs',
+            author: 'docwright-bot',
+          });
+          return { number: mr.iid, url: `${api.origin}/${name}/-/merge_requests/${mr.iid}` };
+        },
+        comment(number, login, body, pull, review) {
+          const endpoints = api.conversation(name);
+          const user = api.users.user(login);
+          const thread = api.project(name).thread;
+          const added = review
+            ? thread.add({
+                number,
+                body,
+                user,
+                review: { ...review, inReplyTo: null },
+                discussionId: endpoints.newDiscussionId(),
+              })
+            : thread.add({ number, body, user });
+          return {
+            id: added.id,
+            event: 'Note Hook',
+            payload: endpoints.notePayload(added, common.repository, pull.url, pull.headRef),
+          };
+        },
+      },
       close: () => Promise.all([api.close(), git.close()]).then(() => {}),
     };
   }
@@ -154,6 +265,23 @@ export async function startHostedRepository(
       })),
     violations: () => api.violations,
     pullUrl: (pull) => new RegExp(`/${escapeRegExp(name)}/pulls/${pull.number}$`),
+    conversation: {
+      ...threadReaders(repo.thread),
+      member: (login, access) => void api.users.user(login, access),
+      openPull(head) {
+        repo.branches.add(head);
+        const pull = api.openPull(name, { head, title: 'Docs', user: 'docwright-bot' });
+        return { number: pull.number, url: `${api.origin}/${name}/pulls/${pull.number}` };
+      },
+      comment(number, login, body, pull) {
+        const added = repo.thread.add({ number, body, user: api.users.user(login) });
+        return {
+          id: added.id,
+          event: 'issue_comment',
+          payload: api.conversation(name).issueCommentPayload(added, common.repository, pull.url),
+        };
+      },
+    },
     close: () => Promise.all([api.close(), git.close()]).then(() => {}),
   };
 }

@@ -25,9 +25,9 @@ describe('background loops', () => {
   });
   after(() => t.close());
 
-  test('serve runs the worker, the webhook sender and the automations; a queued run is done; stop ends them', async () => {
+  test('serve runs the worker, the webhook sender, the automations and the comment loop; a queued run is done; stop ends them', async () => {
     const background = backgroundLoops(t.app, { runsJobs: true, servesApi: true, runner });
-    assert.deepEqual(background.names, ['worker', 'webhooks', 'automations']);
+    assert.deepEqual(background.names, ['worker', 'webhooks', 'automations', 'comments']);
     const jobId = await createJob(t.app, p.projectId);
     background.start();
     try {
@@ -40,14 +40,28 @@ describe('background loops', () => {
     assert.equal(background.worker.running, 0);
   });
 
-  test('serve --no-worker only sweeps and processes automations: a queued run stays queued', async () => {
+  test('serve --no-worker only sweeps and processes automations and comments: a queued run stays queued', async () => {
     const background = backgroundLoops(t.app, { runsJobs: false, servesApi: true, runner });
-    assert.deepEqual(background.names, ['worker', 'automations']);
+    assert.deepEqual(background.names, ['worker', 'automations', 'comments']);
     const jobId = await createJob(t.app, p.projectId);
     background.start();
     await sleep(300);
     await background.stop();
     assert.equal((await firstRun(t.app, jobId)).status, 'queued');
+  });
+
+  test('a deployment with a Slack app processes Slack events in its API processes', async () => {
+    const slack = await startTestApp({
+      env: { DOCWRIGHT_SLACK_SIGNING_SECRET: 'slack-signing-secret-background-01' },
+    });
+    try {
+      const api = backgroundLoops(slack.app, { runsJobs: true, servesApi: true, runner });
+      assert.deepEqual(api.names, ['worker', 'webhooks', 'automations', 'comments', 'slack']);
+      const worker = backgroundLoops(slack.app, { runsJobs: true, servesApi: false, runner });
+      assert.deepEqual(worker.names, ['worker', 'webhooks']);
+    } finally {
+      await slack.close();
+    }
   });
 
   test('docwright worker runs jobs and sends webhooks, without the automations', async () => {

@@ -4,10 +4,12 @@
  * mapping of failures to stable `HostError` codes, and the parsing of
  * repository URLs.
  */
+
 import type { Redact } from '../../redact.ts';
 import { type RetryPolicy, sleep } from '../../retry.ts';
 import { isWebLink } from '../../web-link.ts';
 import type { GitCredentials } from '../credentials.ts';
+import type { PullRequestConversation } from './conversation.ts';
 import {
   type AccessReport,
   type CodeHost,
@@ -53,6 +55,8 @@ export interface ApiCodeHost extends CodeHost {
   ensurePullRequest(input: PullRequestInput, signal?: AbortSignal): Promise<HostPullRequest>;
   /** The credentials git should use, or null when the project has none (public read only). */
   gitCredentials(signal?: AbortSignal): Promise<GitCredentials | null>;
+  /** Comments and replies on pull requests (docs/pull-request-comments.mdx). */
+  readonly conversation: PullRequestConversation;
 }
 
 export interface FailureContext {

@@ -2,6 +2,7 @@
  * Gitea and Forgejo (the same API, `/api/v1`) over fetch: no client library
  * covers both, and the handful of endpoints needed are plain JSON.
  */
+
 import { createRedactor } from '../../redact.ts';
 import { apiAddressCheck } from '../repository-address.ts';
 import {
@@ -19,7 +20,9 @@ import {
   toHostError,
   trimSlash,
 } from './common.ts';
+import { guardConversation } from './conversation-guard.ts';
 import { giteaChanges } from './gitea-changes.ts';
+import { giteaConversation } from './gitea-conversation.ts';
 import type { HostCredentials, PullRequestInput } from './host.ts';
 import { HttpFailure, jsonApi } from './http.ts';
 
@@ -190,6 +193,10 @@ export function createGiteaHost(
 
   return {
     kind: 'gitea',
+    conversation: guardConversation(
+      { host: hostName, repository: fullName, redact },
+      giteaConversation({ request, repoPath }),
+    ),
     ...giteaChanges({ request, repoPath, fullName, host: hostName, redact }),
 
     async gitRemote() {

@@ -22,7 +22,10 @@ import {
   toHostError,
   trimSlash,
 } from './common.ts';
+import type { HostUser } from './conversation.ts';
+import { guardConversation } from './conversation-guard.ts';
 import { gitHubChanges } from './github-changes.ts';
+import { gitHubConversation } from './github-conversation.ts';
 import { type HostCredentials, HostError, type PullRequestInput } from './host.ts';
 import { HttpFailure, jsonApi } from './http.ts';
 
@@ -219,6 +222,21 @@ export function createGitHubHost(
 
   const repoPath = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`;
 
+  /**
+   * Who an App's installation token acts as: GitHub refuses it `GET /user`, and its comments are
+   * by the App's bot account, `<slug>[bot]` (the slug from `GET /app`, asked as the App).
+   */
+  async function appAccount(signal?: AbortSignal): Promise<HostUser> {
+    if (!app) throw new HostError('host-auth-failed', 'no GitHub App is configured');
+    const auth = createAppAuth({ appId: app.appId, privateKey: app.privateKey, log: silentLog });
+    const jwt = (await auth({ type: 'app' })).token;
+    known.add(jwt);
+    const { body } = await asApp('GET', '/app', { headers: { authorization: `bearer ${jwt}` }, signal });
+    const slug = (body as { slug?: unknown }).slug;
+    if (typeof slug !== 'string' || slug === '') throw new Error('GitHub answered /app without a slug');
+    return { id: '', login: `${slug}[bot]` };
+  }
+
   async function findOpen(branch: string, signal?: AbortSignal): Promise<PullRequestRef | undefined> {
     const { body } = await request('GET', `${repoPath}/pulls`, {
       query: { state: 'open', head: `${owner}:${branch}`, per_page: 100 },
@@ -301,6 +319,10 @@ export function createGitHubHost(
   return {
     kind: 'github',
     ...gitHubChanges({ request, repoPath, fullName, host: hostName, redact }),
+    conversation: guardConversation(
+      { host: hostName, repository: fullName, redact },
+      gitHubConversation({ request, repoPath, ...(app && { whoAmI: appAccount }) }),
+    ),
 
     async gitRemote(signal) {
       // Minting here makes a bad App configuration fail before the clone.

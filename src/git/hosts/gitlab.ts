@@ -4,6 +4,7 @@
  * (http.ts) gives them the injected fetch, the caller's abort signal, timeouts and retries
  * with Retry-After.
  */
+
 import { createRedactor } from '../../redact.ts';
 import { apiAddressCheck } from '../repository-address.ts';
 import {
@@ -20,7 +21,9 @@ import {
   timeoutOf,
   trimSlash,
 } from './common.ts';
+import { guardConversation } from './conversation-guard.ts';
 import { gitLabChanges } from './gitlab-changes.ts';
+import { gitLabConversation } from './gitlab-conversation.ts';
 import type { HostCredentials, PullRequestInput } from './host.ts';
 import { HttpFailure, jsonApi } from './http.ts';
 
@@ -92,6 +95,17 @@ export function createGitLabHost(
     checkUrl: apiAddressCheck(options.allowLinkLocal ?? false),
   });
 
+  /** The instance's API (`/api/v4`): who the token is. */
+  const instance = jsonApi({
+    base: `${host}/api/v4`,
+    headers: secrets.token ? { 'private-token': secrets.token } : {},
+    fetch: options.fetch ?? globalThis.fetch,
+    policy,
+    timeoutMs: timeoutOf(options),
+    redact,
+    checkUrl: apiAddressCheck(options.allowLinkLocal ?? false),
+  });
+
   async function findOpen(branch: string, signal?: AbortSignal): Promise<PullRequestRef | undefined> {
     const { body } = await request('GET', '/merge_requests', {
       query: { source_branch: branch, state: 'opened', per_page: 100 },
@@ -155,6 +169,10 @@ export function createGitLabHost(
   return {
     kind: 'gitlab',
     ...gitLabChanges({ request, path, webUrl: remote.url, host: hostName, redact }),
+    conversation: guardConversation(
+      { host: hostName, repository: path, redact },
+      gitLabConversation({ request, instance, webUrl: remote.url }),
+    ),
 
     async gitRemote() {
       return { url: `${remote.url}.git`, env: {} };

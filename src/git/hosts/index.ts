@@ -32,6 +32,14 @@ export type {
 export { DEFAULT_CHANGE_LIMITS, DEFAULT_LISTING_LIMIT, parseCursor, startCursor } from './change.ts';
 export { type ChangeUrl, findChangeUrls, MAX_CHANGE_URLS, parseChangeUrl } from './change-url.ts';
 export type { ApiCodeHost, GitCredentials, HostOptions, HostProject, HostPullRequest } from './common.ts';
+export {
+  type HostUser,
+  hasConversation,
+  type PullRequestComment,
+  type PullRequestConversation,
+  type ReplyTarget,
+} from './conversation.ts';
+export { guardConversation } from './conversation-guard.ts';
 export { GITEA_GIT_USERNAME } from './gitea.ts';
 export { GITHUB_GIT_USERNAME } from './github.ts';
 export { GITLAB_GIT_USERNAME } from './gitlab.ts';
