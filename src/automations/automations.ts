@@ -157,13 +157,12 @@ export function createAutomationService(options: AutomationServiceOptions) {
     };
     const key = `automation-run:${runId}`;
     try {
-      const result = await options.jobs.create(projectId, body, {
+      const { job, rateLimit } = await options.jobs.create(projectId, body, {
         key,
         fingerprint: requestFingerprint('POST', `/automations/${automation.id}/runs/${runId}`, body),
       });
-      const jobId = (result.body as { id: string }).id;
-      await settleRun(db, runId, { jobId });
-      return { jobId, rateLimit: result.rateLimit };
+      await settleRun(db, runId, { jobId: job.id });
+      return { jobId: job.id, rateLimit };
     } catch (error) {
       if (!isDocwrightError(error) || error.status >= 500) throw error;
       const skipped = error.code === 'rate-limited';

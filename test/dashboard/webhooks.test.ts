@@ -43,8 +43,7 @@ describe('webhooks page: endpoints, the secret shown once, deliveries and re-sen
   const deliveryRow = (name: RegExp) =>
     page.getByRole('region', { name: 'Deliveries' }).getByRole('row', { name });
   const deliveries = async () => (await t.app.webhooks.listDeliveries(projectId, { limit: 100 })).deliveries;
-  const createJob = async (prompt: string) =>
-    ((await t.app.jobs.create(projectId, { prompt })).body as { id: string }).id;
+  const createJob = async (prompt: string) => (await t.app.jobs.create(projectId, { prompt })).job.id;
 
   before(async () => {
     [t, model, receiver, browser] = await Promise.all([

@@ -71,7 +71,7 @@ describe('database faults under running jobs (PostgreSQL)', { skip: onlyPostgres
     });
     const ids: string[] = [];
     for (let i = 0; i < jobs; i++) {
-      ids.push(((await t.app.jobs.create(project.id, { prompt: `Page ${i}` })).body as { id: string }).id);
+      ids.push((await t.app.jobs.create(project.id, { prompt: `Page ${i}` })).job.id);
     }
     // Terminate every backend of the server every 40 ms while its runs claim, record and finish.
     let terminated = 0;
