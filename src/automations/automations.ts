@@ -481,7 +481,7 @@ function parseTriggerBody(body: unknown): RunChange[] {
       fields: [{ field: 'body', message: 'must be a JSON object' }],
     });
   }
-  const { changes, ...rest } = body as Record<string, unknown>;
+  const { changes, ...rest }: Record<string, unknown> = { ...body };
   const unknown = Object.keys(rest);
   if (unknown.length > 0) {
     const fields = unknown.map((field) => ({ field, message: 'is not a field of a trigger' }));

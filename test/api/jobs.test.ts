@@ -20,12 +20,12 @@ describe('job API', () => {
     });
   const get = (id: string) =>
     t.server.inject({ method: 'GET', url: `/v2/agent/${p.projectId}/job/${id}`, headers: bearer(p.key) });
-  const post = (path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  const post = (path: string, body?: object, headers: Record<string, string> = {}) =>
     t.server.inject({
       method: 'POST',
       url: `/v2/agent/${p.projectId}${path}`,
       headers: { ...bearer(p.key), ...headers },
-      ...(body === undefined ? {} : { payload: body as object }),
+      ...(body === undefined ? {} : { payload: body }),
     });
 
   test('create answers 201 with Location and a complete record; get returns the same job', async () => {
@@ -244,12 +244,12 @@ describe('job API', () => {
 
   test('retry (extension): a failed job runs its last instruction again; only a failed job; counted like a follow-up', async () => {
     const fresh = await seedProject(t.app, { rateLimit: 3 });
-    const retry = (id: string, body?: unknown, headers: Record<string, string> = {}) =>
+    const retry = (id: string, body?: object, headers: Record<string, string> = {}) =>
       t.server.inject({
         method: 'POST',
         url: `/v2/agent/${fresh.projectId}/job/${id}/retry`,
         headers: { ...bearer(fresh.key), ...headers },
-        ...(body === undefined ? {} : { payload: body as object }),
+        ...(body === undefined ? {} : { payload: body }),
       });
     const created = await t.server.inject({
       method: 'POST',
@@ -345,12 +345,12 @@ describe('job API', () => {
 
   test('Idempotency-Key: a repeat replays the original response and counts nothing; another body is 422', async () => {
     const fresh = await seedProject(t.app);
-    const send = (body: unknown, key: string) =>
+    const send = (body: object, key: string) =>
       t.server.inject({
         method: 'POST',
         url: `/v2/agent/${fresh.projectId}/job`,
         headers: { ...bearer(fresh.key), 'idempotency-key': key },
-        payload: body as object,
+        payload: body,
       });
     const first = await send({ prompt: 'once', draft: false }, 'key-1');
     assert.equal(first.statusCode, 201);

@@ -165,7 +165,8 @@ describe('a plain create on PostgreSQL in one round trip', { skip: testDialect !
       .where('job_id', '=', jobId)
       .executeTakeFirstOrThrow();
     assert.equal(message.type, 'job.created');
-    assert.equal((JSON.parse(message.body) as { data: { id: string } }).data.id, jobId);
+    const payload: { data: { id: string } } = JSON.parse(message.body);
+    assert.equal(payload.data.id, jobId);
     assert.deepEqual(
       [await count('webhook_messages'), await count('webhook_deliveries')],
       [messages + 1, deliveries + 1],
