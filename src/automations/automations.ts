@@ -186,9 +186,10 @@ export function createAutomationService(options: AutomationServiceOptions) {
   }
 
   return {
-    async list(projectId: string): Promise<{ automations: Automation[] }> {
+    /** The project's automations, newest first (`project-not-found` for an unknown project). */
+    async list(projectId: string): Promise<Automation[]> {
       await options.projects.get(projectId);
-      return { automations: await automationsOf(projectId) };
+      return automationsOf(projectId);
     },
 
     async get(projectId: string, id: string): Promise<Automation> {
