@@ -51,32 +51,26 @@ async function lastRun(trx: Transaction<Database>, jobId: string) {
   return { seq: Number(last.seq), prompt: last.prompt, changes: parseChangeRequests(last.changes) };
 }
 
-/** Follow-ups and retries: another run of a finished job (docs/api/overview.mdx states). */
-export function jobFollowUps(context: JobContext) {
-  const { db, options } = context;
-  const messageSchema = messageBody(options.promptMaxChars);
-  const queueRun = runQueue(db);
-  const inTransaction = workTransaction(context);
-
-  /** A job that can take another run: `job-busy` while it runs, `job-archived` once archived. */
-  async function findFinishedJob(projectId: string, jobId: string, trx: Transaction<Database>) {
-    const job = await context.findJob(projectId, jobId, trx);
-    if (job.status === 'active') {
-      throw new DocwrightError('job-busy', 'the job is still running; send the message after it ends');
-    }
-    if (job.status === 'archived')
-      throw new DocwrightError('job-archived', 'the job is archived and takes no more messages');
-    return job;
+/** A job that can take another run: `job-busy` while it runs, `job-archived` once archived. */
+async function findFinishedJob(
+  context: JobContext,
+  projectId: string,
+  jobId: string,
+  trx: Transaction<Database>,
+) {
+  const job = await context.findJob(projectId, jobId, trx);
+  if (job.status === 'active') {
+    throw new DocwrightError('job-busy', 'the job is still running; send the message after it ends');
   }
+  if (job.status === 'archived')
+    throw new DocwrightError('job-archived', 'the job is archived and takes no more messages');
+  return job;
+}
 
-  /** Queues the next run of a finished job and makes the job active again. */
-  async function continueJob(
-    trx: Transaction<Database>,
-    project: ProjectRow,
-    job: JobRow,
-    at: Date,
-    next: NextRun,
-  ) {
+/** Queueing the next run of a finished job and making the job active again. */
+function jobContinuation(context: JobContext) {
+  const queueRun = runQueue(context.db);
+  return async (trx: Transaction<Database>, project: ProjectRow, job: JobRow, at: Date, next: NextRun) => {
     const { seq, prompt, changes } = next;
     const runId = await queueRun(trx, { jobId: job.id, projectId: project.id, seq, prompt, changes, at });
     const update = {
@@ -85,14 +79,21 @@ export function jobFollowUps(context: JobContext) {
       error_message: null,
       updated_at: at.toISOString(),
       // A job created before any model was configured takes the one configured now.
-      ...(job.model === '' && { model: chooseModel(project, undefined, options.defaultModel) }),
+      ...(job.model === '' && { model: chooseModel(project, undefined, context.options.defaultModel) }),
       ...(next.listed && { changes: JSON.stringify(next.listed) }),
       ...next.base,
     };
     await trx.updateTable('jobs').set(update).where('id', '=', job.id).execute();
     await appendEvents(trx, [{ jobId: job.id, runId, ...next.event }], at);
     return { job: toAgentJob({ ...job, ...update }), created: false };
-  }
+  };
+}
+
+/** Follow-ups and retries: another run of a finished job (docs/api/overview.mdx states). */
+export function jobFollowUps(context: JobContext) {
+  const messageSchema = messageBody(context.options.promptMaxChars);
+  const inTransaction = workTransaction(context);
+  const continueJob = jobContinuation(context);
 
   return {
     /** Queues a follow-up run on a finished job, with a new instruction. */
@@ -104,7 +105,7 @@ export function jobFollowUps(context: JobContext) {
     ): Promise<JobWork> {
       const body = parseOrThrow(messageSchema, rawBody);
       return inTransaction(projectId, idempotency, async (trx, project, at) => {
-        const job = await findFinishedJob(projectId, jobId, trx);
+        const job = await findFinishedJob(context, projectId, jobId, trx);
         const last = await lastRun(trx, jobId);
         const known = parseJobChanges(job.changes);
         const { changes, listed } = await changesOfRequest(trx, project, body, last.changes, known);
@@ -131,7 +132,7 @@ export function jobFollowUps(context: JobContext) {
     ): Promise<JobWork> {
       parseOrThrow(retryBody, rawBody ?? {});
       return inTransaction(projectId, idempotency, async (trx, project, at) => {
-        const job = await findFinishedJob(projectId, jobId, trx);
+        const job = await findFinishedJob(context, projectId, jobId, trx);
         if (job.status !== 'failed') {
           throw new DocwrightError(
             'job-not-failed',

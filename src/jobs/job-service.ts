@@ -4,7 +4,7 @@
  * whether it was a replay) and refusals are `DocwrightError`s; status codes, `Location` and
  * headers are the surfaces' (src/api/routes/jobs.ts). Its parts live beside it: creating
  * (create-job.ts), follow-ups and retries (follow-up.ts), the transaction they share
- * (work-transaction.ts), reads (job-reads.ts) and archiving (archive-job.ts).
+ * (work-transaction.ts), reads (job-reads.ts, job-with-key.ts) and archiving (archive-job.ts).
  */
 import { jobArchiving } from './archive-job.ts';
 import { jobCreation } from './create-job.ts';
