@@ -225,8 +225,8 @@ async function scriptedJob(
 ) {
   const project = await ctx.project(files);
   ctx.model.push(...steps);
-  const { body } = await ctx.app.jobs.create(project.id, { prompt: 'Attack' });
-  const id = (body as { id: string }).id;
+  const { job } = await ctx.app.jobs.create(project.id, { prompt: 'Attack' });
+  const id = job.id;
   return (await waitForEnd(ctx.app, project.id, [id])).join(', ');
 }
 
@@ -270,8 +270,8 @@ const attacks: Record<string, Attack> = {
     ]),
   streams: async (ctx) => {
     const project = await ctx.project();
-    const { body } = await ctx.app.jobs.create(project.id, { prompt: 'Many events' });
-    const jobId = (body as { id: string }).id;
+    const { job } = await ctx.app.jobs.create(project.id, { prompt: 'Many events' });
+    const jobId = job.id;
     ctx.model.push((_request: RecordedRequest) => toolCall('finish', { title: 'x', summary: 'x' }));
     const chunk = 'x'.repeat(10 * 1024);
     for (let i = 0; i < 20; i++) {
@@ -329,7 +329,7 @@ const attacks: Record<string, Attack> = {
     ctx.model.push(...Array.from({ length: 200 }, () => respond));
     const ids: string[] = [];
     for (let i = 0; i < 8; i++)
-      ids.push(((await ctx.app.jobs.create(project.id, { prompt: `Job ${i}` })).body as { id: string }).id);
+      ids.push((await ctx.app.jobs.create(project.id, { prompt: `Job ${i}` })).job.id);
     let stop = false;
     let terminated = 0;
     // Only the server's backends: it reaches PostgreSQL through the proxy, this process does not.

@@ -192,8 +192,8 @@ async function seed(env: Record<string, string>, repository: string): Promise<Se
       const { key } = await app.keys.create(project.id);
       const jobIds: string[] = [];
       for (let j = 0; j < JOBS_PER_PROJECT; j++) {
-        const { body } = await app.jobs.create(project.id, { prompt: `Document feature ${j}` });
-        jobIds.push((body as { id: string }).id);
+        const { job } = await app.jobs.create(project.id, { prompt: `Document feature ${j}` });
+        jobIds.push(job.id);
       }
       seeded.push({ projectId: project.id, key, jobIds });
     }

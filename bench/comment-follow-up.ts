@@ -133,9 +133,7 @@ async function main() {
       }),
       toolCall('finish', { title: 'Mention sharing', summary: 'Adds sharing.' }),
     );
-    const jobId = (
-      (await app.jobs.create(project.id, { prompt: 'Say the site can be shared' })).body as { id: string }
-    ).id;
+    const jobId = (await app.jobs.create(project.id, { prompt: 'Say the site can be shared' })).job.id;
     await waitUntil(() => runsEnded(jobId, 1), 'the first run');
     const job = await app.jobs.get(project.id, jobId);
     if (!job.prLink || !job.branch)

@@ -309,7 +309,7 @@ async function docwrightRun(bench: Bench, projectId: string, edit: Edit): Promis
   });
   try {
     const created = await bench.app.jobs.create(projectId, { prompt: 'Apply the benchmark edit.' });
-    jobId = (created.body as { id: string }).id;
+    jobId = created.job.id;
     const timeout = setTimeout(() => {
       failure = new Error(`job ${jobId} did not end within 300 s`);
       resolveDone();

@@ -105,8 +105,8 @@ async function pickupAcrossProcesses(
       const at = new Promise<number>((resolve) => {
         resolveAt = resolve;
       });
-      const { body } = await app.jobs.create(projectId, { prompt: `cross ${i}` });
-      started.set((body as { id: string }).id, resolveAt);
+      const { job } = await app.jobs.create(projectId, { prompt: `cross ${i}` });
+      started.set(job.id, resolveAt);
       const ms = (await at) - before;
       if (i >= 10) latencies.push(ms);
       await new Promise((r) => setTimeout(r, 5));
@@ -161,9 +161,9 @@ async function pickup(app: App, projectId: string, samples: number): Promise<num
         resolveStarted = resolve;
       });
       const before = performance.now();
-      const { body } = await app.jobs.create(projectId, { prompt: `job ${i}` });
+      const { job } = await app.jobs.create(projectId, { prompt: `job ${i}` });
       // The run is queued when the creating transaction commits, just before create returns.
-      queuedAt.set((body as { id: string }).id, before);
+      queuedAt.set(job.id, before);
       const ms = await started;
       if (i >= 10) latencies.push(ms); // the first few warm up the JIT and statement caches
       await new Promise((r) => setTimeout(r, 5));

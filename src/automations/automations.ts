@@ -157,13 +157,12 @@ export function createAutomationService(options: AutomationServiceOptions) {
     };
     const key = `automation-run:${runId}`;
     try {
-      const result = await options.jobs.create(projectId, body, {
+      const { job, rateLimit } = await options.jobs.create(projectId, body, {
         key,
         fingerprint: requestFingerprint('POST', `/automations/${automation.id}/runs/${runId}`, body),
       });
-      const jobId = (result.body as { id: string }).id;
-      await settleRun(db, runId, { jobId });
-      return { jobId, rateLimit: result.rateLimit };
+      await settleRun(db, runId, { jobId: job.id });
+      return { jobId: job.id, rateLimit };
     } catch (error) {
       if (!isDocwrightError(error) || error.status >= 500) throw error;
       const skipped = error.code === 'rate-limited';
@@ -187,9 +186,10 @@ export function createAutomationService(options: AutomationServiceOptions) {
   }
 
   return {
-    async list(projectId: string): Promise<{ automations: Automation[] }> {
+    /** The project's automations, newest first (`project-not-found` for an unknown project). */
+    async list(projectId: string): Promise<Automation[]> {
       await options.projects.get(projectId);
-      return { automations: await automationsOf(projectId) };
+      return automationsOf(projectId);
     },
 
     async get(projectId: string, id: string): Promise<Automation> {
@@ -482,7 +482,7 @@ function parseTriggerBody(body: unknown): RunChange[] {
       fields: [{ field: 'body', message: 'must be a JSON object' }],
     });
   }
-  const { changes, ...rest } = body as Record<string, unknown>;
+  const { changes, ...rest }: Record<string, unknown> = { ...body };
   const unknown = Object.keys(rest);
   if (unknown.length > 0) {
     const fields = unknown.map((field) => ({ field, message: 'is not a field of a trigger' }));

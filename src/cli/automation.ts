@@ -140,7 +140,7 @@ export function registerAutomationCommands(program: Command): void {
     .requiredOption('--project <id>', 'project id')
     .option('--json', 'print as JSON')
     .action(async (options) => {
-      const { automations } = await withApp((app) => app.automations.service.list(options.project));
+      const automations = await withApp((app) => app.automations.service.list(options.project));
       print(options.json, { automations }, () =>
         table(['ID', 'NAME', 'TRIGGER', 'STATE', 'CREATED'], automations.map(automationRow)),
       );

@@ -4,7 +4,6 @@ import { loadConfig } from '../config.ts';
 import { announceFirstRun } from '../dashboard/first-run.ts';
 import { isDatabaseUnavailable } from '../database-errors.ts';
 import { DocwrightError } from '../errors.ts';
-import { createPipeline } from '../pipeline/pipeline.ts';
 import { recordServer } from '../processes/process-registry.ts';
 import { buildServer } from '../server.ts';
 import { backgroundLoops } from '../worker/background.ts';

@@ -135,7 +135,10 @@ export function createTransport(options: TransportOptions) {
   }
 
   return {
-    /** The parsed JSON body of a 2xx response. */
+    /**
+     * The parsed JSON body of a 2xx response, as the type the OpenAPI document gives the route
+     * (src/client/types.ts): the one place the client's wire JSON takes a type.
+     */
     async json<T>(request: ApiRequest): Promise<T> {
       return (await send(request, false)).body as T;
     },

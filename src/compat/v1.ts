@@ -10,7 +10,6 @@ import { DocwrightError } from '../errors.ts';
 import { authorizeProject } from '../http/auth.ts';
 import { idempotencyOf } from '../http/idempotency.ts';
 import { eventStreamRefusal, openEventStream } from '../http/server-sent-events.ts';
-import type { AgentJob } from '../jobs/agent-job.ts';
 import { RATE_LIMIT_WINDOW_SECONDS } from '../jobs/rate-limit.ts';
 import { checkRequestedBranch } from '../jobs/requested-branch.ts';
 import { headBranch } from '../projects/head-branch.ts';
@@ -57,13 +56,11 @@ export function registerV1Routes(server: FastifyInstance, app: AppUses): void {
           input.headBranch,
         );
       const idempotency = idempotencyOf(request);
-      const created = await app.jobs.create(projectId, input.body, idempotency, {
+      const { job, rateLimit, replayed } = await app.jobs.create(projectId, input.body, idempotency, {
         headBranch: input.headBranch,
       });
-      const job = created.body as AgentJob;
       const project = await app.projects.get(projectId);
       const branch = job.branch ?? headBranch(project.settings, job.id);
-      const { rateLimit } = created;
       const stream = openEventStream(request, reply, {
         owner,
         headers: {
@@ -72,7 +69,7 @@ export function registerV1Routes(server: FastifyInstance, app: AppUses): void {
           'x-vercel-ai-ui-message-stream': 'v1',
           'ratelimit-policy': `"create";q=${rateLimit.limit};w=${RATE_LIMIT_WINDOW_SECONDS}`,
           ratelimit: `"create";r=${rateLimit.remaining};t=${rateLimit.resetSeconds}`,
-          ...(created.replayed ? { 'idempotent-replayed': 'true' } : {}),
+          ...(replayed ? { 'idempotent-replayed': 'true' } : {}),
         },
       });
       const writer = new UiMessageStreamWriter();

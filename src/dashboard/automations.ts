@@ -64,7 +64,7 @@ async function automationsPage(
   const project = await projectOf(app, projectId);
   const flash = takeFlash(request, reply, app);
   const now = app.now();
-  const { automations } = await app.automations.service.list(project.id);
+  const automations = await app.automations.service.list(project.id);
   const latest = await app.automations.service.latestRuns(project.id);
   const base = `/projects/${project.id}/automations`;
   const csrf = csrfField(request.signedIn!);

@@ -79,7 +79,7 @@ export function jobDetails(job: AgentJob, now: Date): Html {
 /**
  * What each run was, in the transcript's words: the first instruction, a follow-up (numbered
  * among the follow-ups), or a retry — the failed run's instruction again (the retry's run repeats
- * it, jobs/job-service.ts).
+ * it, jobs/follow-up.ts).
  */
 function runNames(runs: JobRunRow[]): string[] {
   let followUps = 0;

@@ -207,8 +207,7 @@ export function registerJobPages(server: FastifyInstance, app: AppUses): void {
         ? { key: `dashboard-${key}`, fingerprint: requestFingerprint('POST', path, body) }
         : undefined;
     try {
-      const result = await app.jobs.create(project.id, body, idempotency);
-      const job = result.body as AgentJob;
+      const { job } = await app.jobs.create(project.id, body, idempotency);
       return reply.redirect(`${path}/${job.id}`, 303);
     } catch (error) {
       if (!formProblem(error)) throw error;

@@ -83,7 +83,8 @@ export function checkSameOrigin(app: AppUses, request: FastifyRequest): void {
 /** The session's CSRF token, from the `_csrf` form field or the `X-CSRF-Token` header. */
 export function checkCsrfToken(request: FastifyRequest, signedIn: SignedIn): void {
   const header = request.headers['x-csrf-token'];
-  const field = (request.body as Record<string, unknown> | undefined)?._csrf;
+  const { body } = request;
+  const field = typeof body === 'object' && body !== null && '_csrf' in body ? body._csrf : undefined;
   const sent = typeof header === 'string' ? header : typeof field === 'string' ? field : '';
   const expected = Buffer.from(signedIn.session.csrfSecret);
   const given = Buffer.from(sent);

@@ -218,8 +218,8 @@ export async function runTask(context: TaskContext, task: Task): Promise<TaskRep
       ...(task.readOnly && { readOnly: task.readOnly }),
     });
     if (code) await app.contextRepositories.add(project.id, { name: CODE_REPOSITORY, repository: code.dir });
-    const created = await app.jobs.create(project.id, jobRequest(task.instruction, code));
-    report.jobId = (created.body as AgentJob).id;
+    const { job: created } = await app.jobs.create(project.id, jobRequest(task.instruction, code));
+    report.jobId = created.id;
     const job = await waitForEnd(app, project.id, report.jobId, signal);
     report.tokens = { input: job.usage?.inputTokens ?? 0, output: job.usage?.outputTokens ?? 0 };
     report.summary = job.summary;

@@ -22,7 +22,7 @@ import type { Signal } from '../store/signals.ts';
 import { newJobRow, toAgentJob } from './agent-job.ts';
 import { rateLimitedError, stateAfterUse, windowStartOf } from './rate-limit.ts';
 import { messageBody, subscribes } from './webhook-outbox.ts';
-import type { WorkResult } from './work-result.ts';
+import type { JobWork } from './work-result.ts';
 
 type ProjectWithEndpoints = Pick<ProjectRow, 'repository' | 'ref' | 'model' | 'settings'> & {
   /** The project's enabled webhook endpoints (json_agg, parsed by pg). */
@@ -89,7 +89,7 @@ export function postgresCreate(options: PostgresCreateOptions) {
     return project;
   }
 
-  return async (projectId: string, body: PlainCreate): Promise<WorkResult | undefined> => {
+  return async (projectId: string, body: PlainCreate): Promise<JobWork | undefined> => {
     const remembered = projects.get(projectId);
     let result = remembered ? await attempt(projectId, remembered, body, true) : 'stale';
     // Not known, or changed since it was read: with the project as it is now (twice at most: it
@@ -112,7 +112,7 @@ export function postgresCreate(options: PostgresCreateOptions) {
     body: PlainCreate,
     /** The project is as this process remembered it, not as just read. */
     remembered: boolean,
-  ): Promise<WorkResult | 'stale' | undefined> {
+  ): Promise<JobWork | 'stale' | undefined> {
     const budget = (JSON.parse(project.settings) as { monthlyTokenBudget?: number | null })
       .monthlyTokenBudget;
     if (budget) return undefined;
@@ -167,9 +167,8 @@ export function postgresCreate(options: PostgresCreateOptions) {
     // queue behind another process's notifying commit.
     void options.publish({ kind: 'run-queued' });
     return {
-      statusCode: 201,
-      body: toAgentJob(row),
-      location: `/v2/agent/${projectId}/job/${row.id}`,
+      job: toAgentJob(row),
+      created: true,
       rateLimit: stateAfterUse(result.rate_limit, Number(result.used), oldest, at),
       replayed: false,
     };

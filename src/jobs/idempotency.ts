@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import { DocwrightError } from '../errors.ts';
 import type { Database } from '../store/schema.ts';
+import type { AgentJob } from './agent-job.ts';
+import type { RememberedWork } from './work-result.ts';
 
 /** How long a key remembers its response (docs/api/overview.mdx). */
 const RETENTION_MS = 24 * 3600 * 1000;
@@ -13,11 +15,13 @@ export interface IdempotentRequest {
   fingerprint: string;
 }
 
-export interface StoredResponse {
-  statusCode: number;
-  body: unknown;
-  location: string | null;
-}
+/**
+ * How a record says whether its request created the job. The column keeps the numbers it held
+ * when records were HTTP responses (201 for a create, 200 for a follow-up or a retry), so that
+ * records written before read the same; what they are answered with is the surface's business.
+ */
+const CREATED = 201;
+const CONTINUED = 200;
 
 /** Key order and whitespace do not make a different request. */
 function canonicalJson(value: unknown): string {
@@ -38,16 +42,16 @@ export function requestFingerprint(method: string, path: string, body: unknown):
 }
 
 /**
- * The response a key already produced, if any. Must run in the creating
- * transaction after `lockProject`, so that two requests with one key cannot
- * both miss. A key reused for a different request is refused (422).
+ * The work a key already did, if any. Must run in the creating transaction after
+ * `lockProject`, so that two requests with one key cannot both miss. A key reused for a
+ * different request is refused (`idempotency-key-mismatch`).
  */
 export async function findReplay(
   trx: Transaction<Database>,
   projectId: string,
   request: IdempotentRequest,
   now: Date,
-): Promise<StoredResponse | undefined> {
+): Promise<RememberedWork | undefined> {
   const row = await trx
     .selectFrom('idempotency_keys')
     .selectAll()
@@ -69,14 +73,17 @@ export async function findReplay(
       'this Idempotency-Key was already used with a different request; use a new key for a new request',
     );
   }
-  return { statusCode: row.status_code, body: JSON.parse(row.body), location: row.location };
+  // The job as the first request left it, not as it is now: a replay answers what the first did.
+  const job: AgentJob = JSON.parse(row.body);
+  return { job, created: row.status_code === CREATED };
 }
 
-export async function rememberResponse(
+/** Remembers the work `request` did, in the transaction that did it. */
+export async function rememberWork(
   trx: Transaction<Database>,
   projectId: string,
   request: IdempotentRequest,
-  response: StoredResponse,
+  work: RememberedWork,
   now: Date,
 ): Promise<void> {
   await trx
@@ -85,9 +92,10 @@ export async function rememberResponse(
       project_id: projectId,
       key: request.key,
       fingerprint: request.fingerprint,
-      status_code: response.statusCode,
-      body: JSON.stringify(response.body),
-      location: response.location,
+      status_code: work.created ? CREATED : CONTINUED,
+      body: JSON.stringify(work.job),
+      // Records written before held the `Location` answered; the surface now builds it from the job.
+      location: null,
       created_at: now.toISOString(),
     })
     .execute();

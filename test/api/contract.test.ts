@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { agentJobSchema } from '../../src/jobs/agent-job.ts';
 import { bearer, type SeededProject, seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
 
 // ajv-formats is CommonJS; its default export arrives wrapped.
@@ -81,11 +82,13 @@ describe('API contract', () => {
     t = await startTestApp({ env: { DOCWRIGHT_RATE_LIMIT: '4' } });
     p = await seedProject(t.app);
     const base = `/v2/agent/${p.projectId}`;
-    const job = (await call('POST', '/v2/agent/{projectId}/job', `${base}/job`, { prompt: 'Add a page' }))
-      .body as { id: string };
-    const second = (
-      await call('POST', '/v2/agent/{projectId}/job', `${base}/job`, { prompt: 'x', draft: true })
-    ).body as { id: string };
+    // Parsed with the record's own schema: an answer of another shape fails here, not later.
+    const job = agentJobSchema.parse(
+      (await call('POST', '/v2/agent/{projectId}/job', `${base}/job`, { prompt: 'Add a page' })).body,
+    );
+    const second = agentJobSchema.parse(
+      (await call('POST', '/v2/agent/{projectId}/job', `${base}/job`, { prompt: 'x', draft: true })).body,
+    );
     await call('POST', '/v2/agent/{projectId}/job', `${base}/job`, { prompt: '' });
     await call('GET', '/v2/agent/{projectId}/job/{id}', `${base}/job/${job.id}`);
     await call('GET', '/v2/agent/{projectId}/job/{id}', `${base}/job/job_00000000000000000000000000`);
@@ -203,7 +206,11 @@ describe('API contract', () => {
     // Mintlify's AgentJob is loose (nothing required); ours must still carry every field.
     for (const e of relevant.filter((x) => x.status < 300)) {
       for (const field of Object.keys(doc.components.schemas.AgentJob.properties)) {
-        assert.ok(field in (e.body as object), `${field} missing from ${e.method} ${e.template}`);
+        const { body } = e;
+        assert.ok(
+          typeof body === 'object' && body !== null && field in body,
+          `${field} missing from ${e.method} ${e.template}`,
+        );
       }
     }
   });

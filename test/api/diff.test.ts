@@ -50,8 +50,7 @@ describe('GET /v2/agent/{projectId}/job/{id}/diff', () => {
       ),
       toolCall('finish', { title: 'Greet the world', summary: 'Greets the world.' }),
     );
-    const id = ((await t.app.jobs.create(projectId, { prompt: 'Greet the world' })).body as { id: string })
-      .id;
+    const id = (await t.app.jobs.create(projectId, { prompt: 'Greet the world' })).job.id;
     const before = await get(id);
     assert.equal(before.statusCode, 404);
     assert.match(before.headers['content-type'] as string, /^application\/problem\+json/);
@@ -67,7 +66,7 @@ describe('GET /v2/agent/{projectId}/job/{id}/diff', () => {
 
   test('a job that changed nothing has no diff; the same key rules as every v2 route', async () => {
     model.push(toolCall('finish', { title: 'Nothing', summary: 'Nothing to change.' }));
-    const id = ((await t.app.jobs.create(projectId, { prompt: 'Check' })).body as { id: string }).id;
+    const id = (await t.app.jobs.create(projectId, { prompt: 'Check' })).job.id;
     await ended(id);
     assert.equal((await get(id)).statusCode, 404);
     assert.equal((await get(id, {})).statusCode, 401);

@@ -56,7 +56,7 @@ describe('event streams: backpressure, limits and ends', () => {
     t = await startTestApp({ env: { DOCWRIGHT_STREAMS_PER_KEY: '3', DOCWRIGHT_STREAMS_PER_PROCESS: '5' } });
     p = await seedProject(t.app);
     base = await t.listen();
-    bigJob = ((await t.app.jobs.create(p.projectId, { prompt: 'big' })).body as { id: string }).id;
+    bigJob = (await t.app.jobs.create(p.projectId, { prompt: 'big' })).job.id;
     // 24 MiB of transcript: far more than a socket's buffers hold.
     const chunk = 'x'.repeat(12 * 1024);
     for (let i = 0; i < 8; i++) {
@@ -201,7 +201,7 @@ describe('event streams: backpressure, limits and ends', () => {
     timeout: 15_000,
   }, async () => {
     await until(async () => (await openConnections(t)) === 0, 3_000, 'earlier streams to close');
-    const created = (await t.app.jobs.create(p.projectId, { prompt: 'short' })).body as { id: string };
+    const created = (await t.app.jobs.create(p.projectId, { prompt: 'short' })).job;
     const path = `/v2/agent/${p.projectId}/job/${created.id}/events`;
     const live = fetch(`${base}${path}`, { headers: { ...bearer(p.key), accept: 'text/event-stream' } });
     const res = await live;

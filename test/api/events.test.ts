@@ -73,7 +73,7 @@ describe('job events: JSON and Server-Sent Events', () => {
     t = await startTestApp();
     p = await seedProject(t.app);
     base = await t.listen();
-    jobId = ((await t.app.jobs.create(p.projectId, { prompt: 'x' })).body as { id: string }).id;
+    jobId = (await t.app.jobs.create(p.projectId, { prompt: 'x' })).job.id;
   });
   after(() => t.close());
 

@@ -31,8 +31,8 @@ describe("a project's key reaches no job of another project", () => {
   before(async () => {
     t = await startTestApp();
     [a, b] = [await seedProject(t.app), await seedProject(t.app)];
-    ownJob = ((await t.app.jobs.create(a.projectId, { prompt: 'A’s own job' })).body as { id: string }).id;
-    otherJob = ((await t.app.jobs.create(b.projectId, { prompt: 'B’s job' })).body as { id: string }).id;
+    ownJob = (await t.app.jobs.create(a.projectId, { prompt: 'A’s own job' })).job.id;
+    otherJob = (await t.app.jobs.create(b.projectId, { prompt: 'B’s job' })).job.id;
     // B's job ended failed after committing: it has a transcript, a diff, and takes follow-ups and retries.
     const run = await t.app.store.db
       .updateTable('job_runs')

@@ -51,8 +51,7 @@ describe(`job polls answered from memory (${testDialect})`, () => {
   beforeEach(async () => {
     clock = Date.parse('2026-11-24T12:00:00Z');
     p = await seedProject(t.app);
-    const { body } = await t.app.jobs.create(p.projectId, { prompt: 'Document the flag' });
-    jobId = (body as { id: string }).id;
+    jobId = (await t.app.jobs.create(p.projectId, { prompt: 'Document the flag' })).job.id;
     reads = 0;
   });
 
@@ -197,8 +196,7 @@ describe(`job polls across real processes (${testDialect})`, () => {
   beforeEach(async () => {
     t = await startTestApp();
     p = await seedProject(t.app);
-    const { body } = await t.app.jobs.create(p.projectId, { prompt: 'Document the flag' });
-    jobId = (body as { id: string }).id;
+    jobId = (await t.app.jobs.create(p.projectId, { prompt: 'Document the flag' })).job.id;
     await t.app.close();
     servers = [];
   });

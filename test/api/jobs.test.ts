@@ -20,12 +20,12 @@ describe('job API', () => {
     });
   const get = (id: string) =>
     t.server.inject({ method: 'GET', url: `/v2/agent/${p.projectId}/job/${id}`, headers: bearer(p.key) });
-  const post = (path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  const post = (path: string, body?: object, headers: Record<string, string> = {}) =>
     t.server.inject({
       method: 'POST',
       url: `/v2/agent/${p.projectId}${path}`,
       headers: { ...bearer(p.key), ...headers },
-      ...(body === undefined ? {} : { payload: body as object }),
+      ...(body === undefined ? {} : { payload: body }),
     });
 
   test('create answers 201 with Location and a complete record; get returns the same job', async () => {
@@ -244,12 +244,12 @@ describe('job API', () => {
 
   test('retry (extension): a failed job runs its last instruction again; only a failed job; counted like a follow-up', async () => {
     const fresh = await seedProject(t.app, { rateLimit: 3 });
-    const retry = (id: string, body?: unknown, headers: Record<string, string> = {}) =>
+    const retry = (id: string, body?: object, headers: Record<string, string> = {}) =>
       t.server.inject({
         method: 'POST',
         url: `/v2/agent/${fresh.projectId}/job/${id}/retry`,
         headers: { ...bearer(fresh.key), ...headers },
-        ...(body === undefined ? {} : { payload: body as object }),
+        ...(body === undefined ? {} : { payload: body }),
       });
     const created = await t.server.inject({
       method: 'POST',
@@ -345,19 +345,27 @@ describe('job API', () => {
 
   test('Idempotency-Key: a repeat replays the original response and counts nothing; another body is 422', async () => {
     const fresh = await seedProject(t.app);
-    const send = (body: unknown, key: string) =>
+    const send = (body: object, key: string) =>
       t.server.inject({
         method: 'POST',
         url: `/v2/agent/${fresh.projectId}/job`,
         headers: { ...bearer(fresh.key), 'idempotency-key': key },
-        payload: body as object,
+        payload: body,
       });
     const first = await send({ prompt: 'once', draft: false }, 'key-1');
     assert.equal(first.statusCode, 201);
     assert.match(first.headers.ratelimit as string, /r=99;/);
+    // The job changes meanwhile: a replay still answers what the first request did, byte for byte.
+    await t.app.store.db
+      .updateTable('jobs')
+      .set({ summary: 'changed since' })
+      .where('id', '=', first.json().id)
+      .execute();
     const repeat = await send({ draft: false, prompt: 'once' }, 'key-1');
     assert.equal(repeat.statusCode, 201);
-    assert.deepEqual(repeat.json(), first.json());
+    assert.equal(repeat.payload, first.payload);
+    assert.equal(repeat.headers['content-type'], first.headers['content-type']);
+    assert.equal(repeat.headers.location, `/v2/agent/${fresh.projectId}/job/${first.json().id}`);
     assert.equal(repeat.headers.location, first.headers.location);
     assert.equal(repeat.headers['idempotent-replayed'], 'true');
     assert.match(repeat.headers.ratelimit as string, /r=99;/, 'a replay uses nothing');
@@ -391,7 +399,10 @@ describe('job API', () => {
     assert.equal(m1.statusCode, 200);
     const m2 = await msg('key-2');
     assert.equal(m2.statusCode, 200, 'a replay succeeds although the job is now active');
-    assert.deepEqual(m2.json(), m1.json());
+    assert.equal(m2.payload, m1.payload);
+    assert.equal(m1.headers.location, undefined, 'a follow-up has no Location');
+    assert.equal(m2.headers.location, undefined);
+    assert.equal(m2.headers['idempotent-replayed'], 'true');
     const runs = await t.app.store.db.selectFrom('job_runs').select('id').where('job_id', '=', id).execute();
     assert.equal(runs.length, 2);
   });

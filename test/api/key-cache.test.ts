@@ -73,11 +73,11 @@ describe(`verified-key cache (${testDialect})`, () => {
   test('a job poll sees a revocation by SQL by hand at once (the database announces it on PostgreSQL)', async () => {
     const k = await t.app.keys.create(p.projectId);
     await cached(t.app, k.id, k.key);
-    const { body } = await t.app.jobs.create(p.projectId, { prompt: 'Document the flag' });
+    const { job } = await t.app.jobs.create(p.projectId, { prompt: 'Document the flag' });
     const poll = () =>
       t.server.inject({
         method: 'GET',
-        url: `/v2/agent/${p.projectId}/job/${(body as { id: string }).id}`,
+        url: `/v2/agent/${p.projectId}/job/${job.id}`,
         headers: bearer(k.key),
       });
     assert.equal((await poll()).statusCode, 200);

@@ -48,7 +48,7 @@ describe('docwright project delete', () => {
 
   test('without a terminal it says what would go and deletes nothing unless --yes; then the server refuses the key', async () => {
     const p: SeededProject = await seedProject(t.app);
-    const job = (await t.app.jobs.create(p.projectId, { prompt: 'Fix the typo' })).body as { id: string };
+    const job = (await t.app.jobs.create(p.projectId, { prompt: 'Fix the typo' })).job;
     const poll = () =>
       fetch(`${server.url}/v2/agent/${p.projectId}/job/${job.id}`, { headers: bearer(p.key) });
     const list = () => fetch(`${server.url}/v2/agent/${p.projectId}/jobs`, { headers: bearer(p.key) });

@@ -4,7 +4,6 @@
 // the old ref. Real CLI processes, real git, the API on loopback (both databases).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { AgentJob } from '../../src/client/types.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { bareWithMissingHead } from '../helpers/bare-repository.ts';
 import { runCli } from '../helpers/process.ts';
@@ -34,7 +33,7 @@ describe('a ref the repository lacks', () => {
     );
 
     // A job created on the old ref, failed as the worker fails it.
-    const job = (await t.app.jobs.create(project.id, { prompt: 'Fix the typo.' })).body as AgentJob;
+    const job = (await t.app.jobs.create(project.id, { prompt: 'Fix the typo.' })).job;
     assert.equal(job.source.ref, 'main');
     await t.app.store.db
       .updateTable('jobs')
@@ -80,7 +79,7 @@ describe('a ref the repository lacks', () => {
   test('a job that pushed a branch keeps its base when retried', async () => {
     const bare = bareWithMissingHead();
     const project = await t.app.projects.create({ name: 'Docs', repository: bare, ref: 'trunk' });
-    const job = (await t.app.jobs.create(project.id, { prompt: 'Fix the typo.' })).body as AgentJob;
+    const job = (await t.app.jobs.create(project.id, { prompt: 'Fix the typo.' })).job;
     await t.app.store.db
       .updateTable('jobs')
       .set({ status: 'failed', branch: 'docwright/abcd1234', error_code: 'push-failed' })
@@ -92,7 +91,7 @@ describe('a ref the repository lacks', () => {
       .where('job_id', '=', job.id)
       .execute();
     await t.app.projects.update(project.id, { ref: 'main' });
-    const retried = (await t.app.jobs.retry(project.id, job.id, {})).body as AgentJob;
+    const retried = (await t.app.jobs.retry(project.id, job.id, {})).job;
     assert.equal(retried.source.ref, 'trunk', 'its branch was built on trunk');
   });
 });

@@ -40,7 +40,7 @@ describe('docwright webhook disable and enable', () => {
     assert.equal(endpoint.enabled, true);
     // A job.archived delivery waits to be sent (no worker runs here).
     const job = await t.app.jobs.create(p.projectId, { prompt: 'Fix the typo' });
-    await t.app.jobs.archive(p.projectId, (job.body as { id: string }).id);
+    await t.app.jobs.archive(p.projectId, job.job.id);
     const [queued] = (await t.app.webhooks.listDeliveries(p.projectId)).deliveries;
     assert.equal(queued?.status, 'pending');
 

@@ -42,7 +42,7 @@ for (const kind of HOST_KINDS) {
       secret = (await t.app.contextRepositories.newDocsWebhookSecret(projectId)).webhookSecret;
       loop = new AutomationLoop(t.app, { pollSeconds: 0, checkMs: 600_000 });
       pull = hosted.conversation.openPull(branch);
-      jobId = ((await t.app.jobs.create(projectId, { prompt: 'Write the docs' })).body as { id: string }).id;
+      jobId = (await t.app.jobs.create(projectId, { prompt: 'Write the docs' })).job.id;
       await finishRun(1, { prLink: pull.url });
       hosted.conversation.member('alice', 'write');
       hosted.conversation.member('rita', 'read');

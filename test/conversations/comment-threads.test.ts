@@ -26,8 +26,7 @@ async function docwrightPull(t: TestApp, hosted: HostedRepository, kind: HostKin
   const secret = (await t.app.contextRepositories.newDocsWebhookSecret(project.id)).webhookSecret;
   const branch = 'docwright/threads';
   const pull = hosted.conversation.openPull(branch);
-  const jobId = ((await t.app.jobs.create(project.id, { prompt: 'Write the docs' })).body as { id: string })
-    .id;
+  const jobId = (await t.app.jobs.create(project.id, { prompt: 'Write the docs' })).job.id;
   const at = new Date().toISOString();
   await t.app.store.db
     .updateTable('job_runs')

@@ -76,7 +76,7 @@ describe('every page: no serious or critical axe-core violations, usable at 375 
       prompt:
         'The rate limit is now 100 jobs per rolling hour per project, follow-ups included. Update the docs.',
     });
-    const jobId = (created.body as { id: string }).id;
+    const jobId = created.job.id;
     await waitFor(async () => (await t.app.jobs.get(project.id, jobId)).status !== 'active', {
       timeoutMs: 20_000,
     });

@@ -60,7 +60,7 @@ describe('first-hour pages', () => {
 
   test('a retried run is named as the transcript names it', async () => {
     const created = await t.app.jobs.create(projectId, { prompt: 'Fix the typo.' });
-    const jobId = (created.body as { id: string }).id;
+    const jobId = created.job.id;
     const fail = async () => {
       await t.app.store.db.updateTable('jobs').set({ status: 'failed' }).where('id', '=', jobId).execute();
       await t.app.store.db

@@ -146,7 +146,7 @@ describe('job page: live status and transcript, diff, follow-up, archive', () =>
       delayMs: 30_000,
     });
     const created = await t.app.jobs.create(projectId, { prompt: 'Take your time' });
-    const jobId = (created.body as { id: string }).id;
+    const jobId = created.job.id;
     await page.goto(`/projects/${projectId}/jobs`);
     await page.evaluate('window.stillTheSamePage = true');
     const badge = page.locator(`#status-${jobId}`);
@@ -184,7 +184,7 @@ describe('job page: live status and transcript, diff, follow-up, archive', () =>
       ...toolCall('finish', { title: 'Nothing', summary: 'Already right.' }, { delayMs: 1_000 }),
     });
     const created = await t.app.jobs.create(projectId, { prompt: 'Check the welcome line' });
-    const jobId = (created.body as { id: string }).id;
+    const jobId = created.job.id;
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.goto(`/projects/${projectId}/jobs/${jobId}`);
     const fact = (name: string) => page.locator('#job-details dt', { hasText: name }).locator('+ dd');
@@ -220,7 +220,7 @@ describe('job page: live status and transcript, diff, follow-up, archive', () =>
   test('a failed job has a Retry button: it runs the last instruction again and the page follows it live', async () => {
     model.push(httpError(401, { message: 'Incorrect API key provided.' }));
     const created = await t.app.jobs.create(projectId, { prompt: 'Name the product' });
-    const jobId = (created.body as { id: string }).id;
+    const jobId = created.job.id;
     await waitFor(async () => (await t.app.jobs.get(projectId, jobId)).status === 'failed', {
       timeoutMs: 15_000,
     });

@@ -43,8 +43,7 @@ describe('webhooks page: endpoints, the secret shown once, deliveries and re-sen
   const deliveryRow = (name: RegExp) =>
     page.getByRole('region', { name: 'Deliveries' }).getByRole('row', { name });
   const deliveries = async () => (await t.app.webhooks.listDeliveries(projectId, { limit: 100 })).deliveries;
-  const createJob = async (prompt: string) =>
-    ((await t.app.jobs.create(projectId, { prompt })).body as { id: string }).id;
+  const createJob = async (prompt: string) => (await t.app.jobs.create(projectId, { prompt })).job.id;
 
   before(async () => {
     [t, model, receiver, browser] = await Promise.all([
@@ -206,7 +205,8 @@ describe('webhooks page: endpoints, the secret shown once, deliveries and re-sen
     const archived = await createJob('Archived while enabled');
     await t.app.jobs.archive(projectId, archived);
     const [delivered] = await receiver.waitFor(1);
-    assert.equal((JSON.parse(delivered!.body) as Payload).data.id, archived);
+    const payload: Payload = JSON.parse(delivered!.body);
+    assert.equal(payload.data.id, archived);
     await waitFor(async () => (await deliveries())[0]?.status === 'succeeded');
     await page.reload();
     assert.match(await deliveryRow(/job\.archived/).innerText(), /succeeded/);

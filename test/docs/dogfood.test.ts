@@ -67,7 +67,7 @@ describe('docwright on its own docs', () => {
     const created = await t.app.jobs.create(project.id, {
       prompt: 'Say what docwright project show prints.',
     });
-    const id = (created.body as { id: string }).id;
+    const id = created.job.id;
     const done = await waitFor(
       async () => {
         const job = await t.app.jobs.get(project.id, id);

@@ -222,7 +222,7 @@ type WireBlock =
   | { type: 'tool_use'; id: string; name: string; input: unknown; json: string };
 
 function respond(request: RecordedRequest, step: ReplyStep, response: ServerResponse): Promise<void> {
-  const body = request.body as Record<string, unknown>;
+  const body: Record<string, unknown> = request.body;
   const id = `msg_${randomId(24)}`;
   const model = String(body.model);
   const blocks: WireBlock[] = [];

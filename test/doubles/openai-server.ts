@@ -256,7 +256,7 @@ interface WireToolCall {
 }
 
 function respond(request: RecordedRequest, step: ReplyStep, response: ServerResponse): Promise<void> {
-  const body = request.body as Record<string, unknown>;
+  const body: Record<string, unknown> = request.body;
   const id = `chatcmpl-${randomId(29)}`;
   const created = Math.floor(Date.now() / 1000);
   const model = String(body.model);

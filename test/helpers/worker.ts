@@ -166,7 +166,7 @@ export async function eventTypes(app: App, jobId: string): Promise<string[]> {
 /** Creates a job through the jobs service (as the API would) and returns its id. */
 export async function createJob(app: App, projectId: string, prompt = 'update the docs'): Promise<string> {
   const result = await app.jobs.create(projectId, { prompt });
-  return (result.body as { id: string }).id;
+  return result.job.id;
 }
 
 /**

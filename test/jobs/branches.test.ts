@@ -82,6 +82,15 @@ describe(`head branches on ${testDialect}`, () => {
     // 0017's and 0018's check columns.
     await sql`alter table projects drop column checks`.execute(store.db);
     await sql`alter table jobs drop column checks`.execute(store.db);
+    // 0020's and 0021's tables (pull request comments, Slack), which name jobs.
+    for (const table of [
+      'comment_follow_ups',
+      'comment_poll_cursors',
+      'slack_threads',
+      'slack_events',
+      'slack_links',
+    ])
+      await sql`drop table ${sql.id(table)}`.execute(store.db);
     // 0019's answer columns.
     for (const column of ['mode', 'answer', 'citations'])
       await sql`alter table jobs drop column ${sql.id(column)}`.execute(store.db);

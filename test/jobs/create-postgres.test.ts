@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { CompiledQuery } from 'kysely';
 import { DocwrightError } from '../../src/errors.ts';
 import { postgresCreate } from '../../src/jobs/create-postgres.ts';
-import type { WorkResult } from '../../src/jobs/work-result.ts';
+import type { JobWork } from '../../src/jobs/work-result.ts';
 import type { Store } from '../../src/store/database.ts';
 import { type SeededProject, seedProject, startTestApp, type TestApp } from '../helpers/app.ts';
 import { testDialect } from '../helpers/database.ts';
@@ -50,14 +50,19 @@ describe('a plain create on PostgreSQL in one round trip', { skip: testDialect !
     });
     return {
       calls,
-      create: (body = {}) => create(p.projectId, { prompt: 'Document the export command', ...body }),
+      /** The create, made by the one-round-trip call (not handed back for the ordinary way). */
+      create: async (body = {}): Promise<JobWork> => {
+        const result = await create(p.projectId, { prompt: 'Document the export command', ...body });
+        assert.ok(result, 'the create is made in one call');
+        return result;
+      },
     };
   };
   const createWith = (meanwhile: () => Promise<void>) => creator(meanwhile).create();
   const setProject = async (values: { ref?: string; settings?: string; rate_limit?: number }) => {
     await t.app.store.db.updateTable('projects').set(values).where('id', '=', p.projectId).execute();
   };
-  const refOf = (result: WorkResult | undefined) => (result!.body as { source: { ref: string } }).source.ref;
+  const refOf = (result: JobWork) => result.job.source.ref;
 
   const count = async (table: 'jobs' | 'rate_limit_uses' | 'webhook_messages' | 'webhook_deliveries') =>
     Number(
@@ -90,7 +95,7 @@ describe('a plain create on PostgreSQL in one round trip', { skip: testDialect !
     assert.equal(calls.count, 6, 'stale call, read, call');
     await setProject({ ref: 'main', settings: JSON.stringify({ allowedModels: ['openai/gpt-bench'] }) });
     const chosen = await create({ model: 'openai/gpt-bench' });
-    assert.equal((chosen!.body as { model: string }).model, 'openai/gpt-bench');
+    assert.equal(chosen.job.model, 'openai/gpt-bench');
     await assert.rejects(create({ model: 'openai/other' }), /not allowed/);
     await setProject({ settings: '{}' });
   });
@@ -98,9 +103,7 @@ describe('a plain create on PostgreSQL in one round trip', { skip: testDialect !
   test('the remembered project: after its model changes, the next job has the new model', async () => {
     const own = await seedProject(t.app, { model: 'openai/gpt-before', rateLimit: 100 });
     const create = async () =>
-      (await t.app.jobs.create(own.projectId, { prompt: 'Document the export command' })).body as {
-        model: string;
-      };
+      (await t.app.jobs.create(own.projectId, { prompt: 'Document the export command' })).job;
     assert.equal((await create()).model, 'openai/gpt-before');
     // Remembered now: the next create is the one-round-trip call on what this process read.
     assert.equal((await create()).model, 'openai/gpt-before');
@@ -139,7 +142,7 @@ describe('a plain create on PostgreSQL in one round trip', { skip: testDialect !
         .where('id', '=', endpoint.id)
         .execute();
     });
-    assert.equal(result?.statusCode, 201);
+    assert.equal(result.created, true);
     assert.deepEqual(
       [await count('webhook_messages'), await count('webhook_deliveries')],
       [messages, deliveries],
@@ -154,15 +157,16 @@ describe('a plain create on PostgreSQL in one round trip', { skip: testDialect !
       { allowPrivate: true },
     );
     const result = await createWith(async () => {});
-    assert.equal(result?.statusCode, 201);
-    const jobId = (result!.body as { id: string }).id;
+    assert.equal(result.created, true);
+    const jobId = result.job.id;
     const message = await t.app.store.db
       .selectFrom('webhook_messages')
       .selectAll()
       .where('job_id', '=', jobId)
       .executeTakeFirstOrThrow();
     assert.equal(message.type, 'job.created');
-    assert.equal((JSON.parse(message.body) as { data: { id: string } }).data.id, jobId);
+    const payload: { data: { id: string } } = JSON.parse(message.body);
+    assert.equal(payload.data.id, jobId);
     assert.deepEqual(
       [await count('webhook_messages'), await count('webhook_deliveries')],
       [messages + 1, deliveries + 1],

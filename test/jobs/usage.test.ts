@@ -140,7 +140,7 @@ describe('usage accrues as it is spent; budgets are per job and per project mont
     );
 
     // Another project is not affected; raising the budget, or a new month, lets jobs in again.
-    assert.equal((await t.app.jobs.create(p.projectId, { prompt: 'other project' })).statusCode, 201);
+    assert.equal((await t.app.jobs.create(p.projectId, { prompt: 'other project' })).created, true);
     await t.app.projects.update(q.projectId, { monthlyTokenBudget: 5_000 });
     assert.equal((await create('after raising the budget')).statusCode, 201);
     await t.app.projects.update(q.projectId, { monthlyTokenBudget: 1_000 });

@@ -94,7 +94,7 @@ describe('deleting a project', () => {
     // Everything a project accumulates: a running job, a finished one with an idempotent create,
     // a webhook endpoint with a delivery, and a git mirror.
     const running = await t.app.jobs.create(doomed.projectId, { prompt: 'Work until stopped' });
-    const runningId = (running.body as { id: string }).id;
+    const runningId = running.job.id;
     assert.equal(await started, runningId);
     await t.app.webhooks.createEndpoint(doomed.projectId, {
       url: 'https://hooks.example.com/a',
@@ -143,10 +143,10 @@ describe('deleting a project', () => {
         fingerprint: 'f',
       },
     );
-    await t.app.jobs.archive(doomed.projectId, (archived.body as { id: string }).id);
+    await t.app.jobs.archive(doomed.projectId, archived.job.id);
     const keptJob = (
       await t.app.jobs.create(kept.projectId, { prompt: 'Stays' }, { key: 'k-1', fingerprint: 'f' })
-    ).body as { id: string };
+    ).job;
     // The kept project's job runs too (and records usage): its rows are counted once it has.
     await waitFor(async () => startedJobs.has(keptJob.id), { timeoutMs: 15_000 });
     const mirrors = t.app.config.mirrors.dir;

@@ -44,9 +44,12 @@ describe('mentions', () => {
     }
   });
 
-  test('the create body carries the prompt; the ask mode waits for its wiring at merge', () => {
+  test('the create body carries the prompt; a question is an ask', () => {
     assert.deepEqual(createBodyFor('Fix the typo'), { prompt: 'Fix the typo' });
-    assert.deepEqual(createBodyFor('How do I rotate keys?'), { prompt: 'How do I rotate keys?' });
+    assert.deepEqual(createBodyFor('How do I rotate keys?'), {
+      prompt: 'How do I rotate keys?',
+      mode: 'ask',
+    });
   });
 
   test('the thread is the message’s own thread, or the one it starts', () => {

@@ -26,7 +26,7 @@ describe('SQLite checkpoints off the event loop', { skip: onlySqlite }, () => {
 
   test('commits never checkpoint; the checkpoint thread empties the log in the background', async () => {
     const p = await seedProject(t.app);
-    const jobId = ((await t.app.jobs.create(p.projectId, { prompt: 'x' })).body as { id: string }).id;
+    const jobId = (await t.app.jobs.create(p.projectId, { prompt: 'x' })).job.id;
     const file = path.join(t.database.dataDir, 'docwright.db');
     // 40 MB of transcript through the app's own connection, commit after commit.
     const chunk = 'x'.repeat(10 * 1024);

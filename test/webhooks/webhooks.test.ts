@@ -51,7 +51,7 @@ describe('webhooks (in process)', () => {
       .orderBy('id')
       .execute();
   const createJob = async (prompt = 'Document the flag') =>
-    ((await t.app.jobs.create(p.projectId, { prompt })).body as { id: string }).id;
+    (await t.app.jobs.create(p.projectId, { prompt })).job.id;
   /** Ends the job's queued run the way a worker does. */
   const finishJob = async (outcome: RunOutcome, workerId = 'test-worker') => {
     const run = (

@@ -136,7 +136,7 @@ for (const kind of ['gitlab', 'gitea'] as const) {
       const created = await t.app.jobs.create(projectId, {
         prompt: `Provided code change: ${host.changeUrl}.`,
       });
-      const id = (created.body as { id: string }).id;
+      const id = created.job.id;
       const done = await waitFor(
         async () => {
           const job = await t.app.jobs.get(projectId, id);

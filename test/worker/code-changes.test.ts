@@ -142,8 +142,7 @@ describe('a job that documents a code change, end to end on a GitHub double', ()
       },
       { timeoutMs: 30_000 },
     );
-  const create = async (body: Record<string, unknown>) =>
-    ((await t.app.jobs.create(projectId, body)).body as { id: string }).id;
+  const create = async (body: Record<string, unknown>) => (await t.app.jobs.create(projectId, body)).job.id;
 
   test('the DogBench-style prompt: the change is resolved, the PR follows the template and links it, the source PR gets the link', async () => {
     const requestsBefore = model.requests.length;

@@ -138,9 +138,7 @@ describe('a run that documents a change reads the code it documents', () => {
         }),
         toolCall('finish', { title: 'Document export formats', summary: 'Export takes md or pdf.' }),
       );
-      const id = (
-        (await t.app.jobs.create(project.id, { prompt: 'Document the change' })).body as { id: string }
-      ).id;
+      const id = (await t.app.jobs.create(project.id, { prompt: 'Document the change' })).job.id;
       const done = await waitFor(
         async () => {
           const j = await t.app.jobs.get(project.id, id);
@@ -208,9 +206,7 @@ describe('a change that cannot be resolved', () => {
         openaiCompatibleBaseUrl: model.url,
         rateLimit: 1000,
       });
-      const id = (
-        (await t.app.jobs.create(project.id, { prompt: 'Document acme/api#42' })).body as { id: string }
-      ).id;
+      const id = (await t.app.jobs.create(project.id, { prompt: 'Document acme/api#42' })).job.id;
       const done = await waitFor(
         async () => {
           const j = await t.app.jobs.get(project.id, id);

@@ -56,7 +56,7 @@ describe('database faults under running jobs (PostgreSQL)', { skip: onlyPostgres
     // A run may be tried again (a released or requeued attempt): the model answers by the
     // conversation, not by the order of requests — write the page, then finish.
     const respond = (request: RecordedRequest) => {
-      const messages = (request.body as { messages: { role: string; content: unknown }[] }).messages;
+      const messages: { role: string; content: unknown }[] = request.body.messages;
       const page = /Page (\d+)/.exec(JSON.stringify(messages.find((m) => m.role === 'user')?.content))![1];
       return messages.some((m) => m.role === 'tool')
         ? toolCall('finish', { title: `Page ${page}`, summary: 'Adds a page.' })
@@ -71,7 +71,7 @@ describe('database faults under running jobs (PostgreSQL)', { skip: onlyPostgres
     });
     const ids: string[] = [];
     for (let i = 0; i < jobs; i++) {
-      ids.push(((await t.app.jobs.create(project.id, { prompt: `Page ${i}` })).body as { id: string }).id);
+      ids.push((await t.app.jobs.create(project.id, { prompt: `Page ${i}` })).job.id);
     }
     // Terminate every backend of the server every 40 ms while its runs claim, record and finish.
     let terminated = 0;

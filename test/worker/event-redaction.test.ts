@@ -75,7 +75,7 @@ describe('job events of a run that handles a secret', () => {
       }),
     );
     const created = await t.app.jobs.create(projectId, { prompt: 'Take the token off the CI page' });
-    const id = (created.body as { id: string }).id;
+    const id = created.job.id;
     const done = await waitFor(
       async () => {
         const job = await t.app.jobs.get(projectId, id);

@@ -83,7 +83,7 @@ describe(`a run never pushes to a branch it may not (${testDialect})`, () => {
       const created = await t.app.jobs.create(projectId, { prompt: 'Update the docs' }, undefined, {
         headBranch: branch,
       });
-      const jobId = (created.body as { id: string }).id;
+      const jobId = created.job.id;
       const job = await waitFor(async () => {
         const j = await t.app.jobs.get(projectId, jobId);
         return j.status === 'active' ? undefined : j;

@@ -189,13 +189,11 @@ describe('every known secret stays out of what a job emits', () => {
       }),
     );
     const id = (
-      (
-        await t.app.jobs.create(projectId, {
-          prompt: 'Take the token off the CI page',
-          changes: [{ repository: 'api', pullRequest: apiPull }],
-        })
-      ).body as { id: string }
-    ).id;
+      await t.app.jobs.create(projectId, {
+        prompt: 'Take the token off the CI page',
+        changes: [{ repository: 'api', pullRequest: apiPull }],
+      })
+    ).job.id;
     const done = await ended(id);
     assert.equal(done.status, 'completed', JSON.stringify(done.error));
     assert.ok(done.branch && done.prLink, 'a pull request was opened');
@@ -244,9 +242,7 @@ describe('every known secret stays out of what a job emits', () => {
     );
     const refsBefore = repo.git(['for-each-ref', '--format=%(refname)']);
     const pullsBefore = github.repo('octo/docs').pulls.length;
-    const id = (
-      (await t.app.jobs.create(projectId, { prompt: 'Write the setup pages' })).body as { id: string }
-    ).id;
+    const id = (await t.app.jobs.create(projectId, { prompt: 'Write the setup pages' })).job.id;
     const done = await ended(id);
     assert.equal(done.status, 'failed');
     assert.equal(done.error?.code, 'secret-in-change', done.error?.message);
@@ -273,8 +269,7 @@ describe('every known secret stays out of what a job emits', () => {
       }),
       toolCall('finish', { title: 'Say which token', summary: 'Names the push token.' }),
     );
-    const id = ((await t.app.jobs.create(projectId, { prompt: 'Say which token' })).body as { id: string })
-      .id;
+    const id = (await t.app.jobs.create(projectId, { prompt: 'Say which token' })).job.id;
     const done = await ended(id);
     assert.equal(done.status, 'completed', JSON.stringify(done.error));
     assert.ok(done.branch, 'pushed: the token was on the page before the run');
@@ -292,7 +287,7 @@ describe('every known secret stays out of what a job emits', () => {
       ...reply(text),
       toolCalls: [{ name: 'finish', input: { title: 'Nothing', summary: 'Nothing to do.' } }],
     });
-    const id = ((await t.app.jobs.create(projectId, { prompt: 'Say it' })).body as { id: string }).id;
+    const id = (await t.app.jobs.create(projectId, { prompt: 'Say it' })).job.id;
     const done = await ended(id);
     assert.equal(done.status, 'completed', JSON.stringify(done.error));
     const events = await t.app.jobs.events(projectId, id, { limit: 1000 });

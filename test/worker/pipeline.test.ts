@@ -73,7 +73,7 @@ describe('pipeline on a local project: POST → agent edits → commit on a bran
       toolCall('finish', { title: 'Document the job limits', summary: 'Adds a Limits page to Start.' }),
     );
     const created = await t.app.jobs.create(p.projectId, { prompt: 'Document the limits' });
-    const id = (created.body as { id: string }).id;
+    const id = created.job.id;
     const done = await ended(id);
     assert.equal(done.status, 'completed', JSON.stringify(done.error));
     const branch = `docwright/${id.slice(-8)}`;
@@ -136,7 +136,7 @@ describe('pipeline on a local project: POST → agent edits → commit on a bran
       toolCall('edit_file', { path: 'docs.json', old_string: '"index"', new_string: '"index", "moving"' }),
       toolCall('finish', { title: 'Add a page', summary: 'Adds it.' }),
     );
-    const id = ((await t.app.jobs.create(p.projectId, { prompt: 'Add a page' })).body as { id: string }).id;
+    const id = (await t.app.jobs.create(p.projectId, { prompt: 'Add a page' })).job.id;
     const first = await ended(id);
     assert.equal(first.status, 'completed', JSON.stringify(first.error));
     const branch = `docwright/${id.slice(-8)}`;
@@ -201,7 +201,7 @@ describe('pipeline on a local project: POST → agent edits → commit on a bran
       });
       assert.deepEqual(project.credentials.modelKeys, ['openai-compatible']);
       keyed.push(toolCall('finish', { title: 'Nothing', summary: 'Nothing to change.' }));
-      const id = ((await t.app.jobs.create(project.id, { prompt: 'Check' })).body as { id: string }).id;
+      const id = (await t.app.jobs.create(project.id, { prompt: 'Check' })).job.id;
       const done = await waitFor(
         async () => {
           const j = await t.app.jobs.get(project.id, id);
@@ -221,9 +221,7 @@ describe('pipeline on a local project: POST → agent edits → commit on a bran
   test('no changed files: completed, no branch, nothing pushed', async () => {
     const before = git(repo, 'for-each-ref', '--format=%(refname)', 'refs/heads');
     server.push(toolCall('finish', { title: 'Nothing to do', summary: 'The page is already correct.' }));
-    const id = (
-      (await t.app.jobs.create(p.projectId, { prompt: 'Check the home page' })).body as { id: string }
-    ).id;
+    const id = (await t.app.jobs.create(p.projectId, { prompt: 'Check the home page' })).job.id;
     const done = await ended(id);
     assert.equal(done.status, 'completed');
     assert.equal(done.prLink, null);
@@ -245,8 +243,7 @@ describe('pipeline on a local project: POST → agent edits → commit on a bran
       finish,
       finish,
     );
-    const id = ((await t.app.jobs.create(p.projectId, { prompt: 'Add an orphan' })).body as { id: string })
-      .id;
+    const id = (await t.app.jobs.create(p.projectId, { prompt: 'Add an orphan' })).job.id;
     const done = await ended(id);
     assert.equal(done.status, 'failed');
     assert.equal(done.error?.code, 'validation-failed');
@@ -262,8 +259,7 @@ describe('pipeline on a local project: POST → agent edits → commit on a bran
       // The model is still thinking when the job is archived.
       { ...toolCall('finish', { title: 'Slow', summary: 'x' }), delayMs: 30_000 },
     );
-    const id = ((await t.app.jobs.create(p.projectId, { prompt: 'Take your time' })).body as { id: string })
-      .id;
+    const id = (await t.app.jobs.create(p.projectId, { prompt: 'Take your time' })).job.id;
     await waitFor(() => server.requests.length >= 2 && leftovers().length === 1, {
       message: () => `the run never reached its second model turn: ${leftovers().join(', ')}`,
     });
@@ -312,9 +308,7 @@ describe('pipeline on a local project: POST → agent edits → commit on a bran
         }),
         toolCall('finish', { title: 'Add limits', summary: 'Adds a page.' }),
       );
-      const id = (
-        (await t.app.jobs.create(project.id, { prompt: 'Document the limits' })).body as { id: string }
-      ).id;
+      const id = (await t.app.jobs.create(project.id, { prompt: 'Document the limits' })).job.id;
       const done = await waitFor(
         async () => {
           const j = await t.app.jobs.get(project.id, id);

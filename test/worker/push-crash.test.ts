@@ -103,8 +103,7 @@ describe(`a server killed mid-push, on ${testDialect}`, () => {
   /** Kills the first server while the host holds its push, and starts a second one. */
   async function crashMidPush(setup: Awaited<ReturnType<typeof setUp>>) {
     const first = await setup.start();
-    const id = ((await t.app.jobs.create(setup.projectId, { prompt: 'Add a page' })).body as { id: string })
-      .id;
+    const id = (await t.app.jobs.create(setup.projectId, { prompt: 'Add a page' })).job.id;
     await waitFor(async () => setup.heldPush() || undefined, {
       timeoutMs: 30_000,
       message: () => `the push never reached the hook\n${first.output().slice(-2000)}`,

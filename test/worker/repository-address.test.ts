@@ -43,9 +43,7 @@ test('the repository now resolves to 169.254.169.254: the run fails with reposit
     openaiCompatibleBaseUrl: model.url,
   });
   answer = '169.254.169.254';
-  const { id } = (await t.app.jobs.create(project.id, { prompt: 'Document the export command' })).body as {
-    id: string;
-  };
+  const { id } = (await t.app.jobs.create(project.id, { prompt: 'Document the export command' })).job;
   worker.start();
   const done = await waitFor(
     async () => {

@@ -123,7 +123,7 @@ describe(`run isolation on ${testDialect}`, () => {
       toolCall('finish', { title: 'Many pages', summary: 'Adds pages.' }),
     );
     const health = watchHealth(url);
-    const id = ((await t.app.jobs.create(projectId, { prompt: 'Attack' })).body as { id: string }).id;
+    const id = (await t.app.jobs.create(projectId, { prompt: 'Attack' })).job.id;
     const job = await ended(projectId, id);
     const slowest = await health.stop();
     assert.equal(job.status, 'completed', JSON.stringify(job.error));
@@ -155,7 +155,7 @@ describe(`run isolation on ${testDialect}`, () => {
         })),
       );
     model.push(heavyTurn(), heavyTurn(), heavyTurn(), heavyTurn());
-    const id = ((await t.app.jobs.create(projectId, { prompt: 'Grow' })).body as { id: string }).id;
+    const id = (await t.app.jobs.create(projectId, { prompt: 'Grow' })).job.id;
     const job = await ended(projectId, id);
     assert.equal(job.status, 'failed');
     assert.equal(job.error?.code, 'memory-limit-exceeded');
@@ -174,7 +174,7 @@ describe(`run isolation on ${testDialect}`, () => {
       toolCall('write_file', { path: 'slow.mdx', content: slow }),
       toolCall('finish', { title: 'Slow', summary: 'A slow page.' }),
     );
-    const id = ((await t.app.jobs.create(projectId, { prompt: 'Slow' })).body as { id: string }).id;
+    const id = (await t.app.jobs.create(projectId, { prompt: 'Slow' })).job.id;
     const job = await ended(projectId, id);
     assert.equal(job.status, 'failed');
     assert.equal(job.error?.code, 'tool-time-limit-exceeded');
@@ -189,7 +189,7 @@ describe(`run isolation on ${testDialect}`, () => {
       toolCall('write_file', { path: 'slow.mdx', content: slow }),
       toolCall('finish', { title: 'Slow', summary: 'A slow page.' }),
     );
-    const id = ((await t.app.jobs.create(projectId, { prompt: 'Slow' })).body as { id: string }).id;
+    const id = (await t.app.jobs.create(projectId, { prompt: 'Slow' })).job.id;
     await waitFor(
       async () => (await t.app.jobs.events(projectId, id, {})).some((e) => e.type === 'agent.tool_result'),
       { timeoutMs: 20_000 },
@@ -216,7 +216,7 @@ describe(`run isolation on ${testDialect}`, () => {
       toolCall('write_file', { path: 'slow.mdx', content: slow }),
       toolCall('finish', { title: 'Slow', summary: 'A slow page.' }),
     );
-    const id = ((await t.app.jobs.create(projectId, { prompt: 'Env' })).body as { id: string }).id;
+    const id = (await t.app.jobs.create(projectId, { prompt: 'Env' })).job.id;
     const pid = await waitFor(async () => childrenOf(child.pid!)[0], { timeoutMs: 20_000 });
     const environ = execFileSync('cat', [`/proc/${pid}/environ`], { encoding: 'utf8' });
     assert.doesNotMatch(environ, /sk-server-secret|admin-secret|DOCWRIGHT_SECRET_KEY|DATABASE_URL/);
@@ -232,7 +232,7 @@ describe(`run isolation on ${testDialect}`, () => {
       toolCall('write_file', { path: 'a.md', content: '# A\n' }),
       toolCall('finish', { title: 'A', summary: 'A page.' }),
     );
-    const first = ((await t.app.jobs.create(projectId, { prompt: 'A' })).body as { id: string }).id;
+    const first = (await t.app.jobs.create(projectId, { prompt: 'A' })).job.id;
     assert.equal((await ended(projectId, first)).status, 'completed');
     const spare = await waitFor(async () => onlyChild(child.pid!), {
       timeoutMs: 10_000,
@@ -246,7 +246,7 @@ describe(`run isolation on ${testDialect}`, () => {
       toolCall('write_file', { path: 'slow.mdx', content: slow }),
       toolCall('finish', { title: 'Slow', summary: 'A slow page.' }),
     );
-    const second = ((await t.app.jobs.create(projectId, { prompt: 'Slow' })).body as { id: string }).id;
+    const second = (await t.app.jobs.create(projectId, { prompt: 'Slow' })).job.id;
     await waitFor(
       async () =>
         (await t.app.jobs.events(projectId, second, {})).some((e) => e.type === 'agent.tool_result'),

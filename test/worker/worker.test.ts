@@ -59,7 +59,7 @@ describe('worker (in process)', () => {
   };
   const job = (id: string) => t.app.jobs.get(p.projectId, id);
   const create = async (prompt = 'Document it', projectId = p.projectId) =>
-    ((await t.app.jobs.create(projectId, { prompt })).body as { id: string }).id;
+    (await t.app.jobs.create(projectId, { prompt })).job.id;
   const run = (jobId: string, seq = 1) =>
     t.app.store.db
       .selectFrom('job_runs')
@@ -152,7 +152,7 @@ describe('worker (in process)', () => {
       const q = await seedProject(bare.app);
       const worker = new Worker(bare.app, { runner: createPipeline(bare.app), pollMs: 50 });
       worker.start();
-      const id = ((await bare.app.jobs.create(q.projectId, { prompt: 'x' })).body as { id: string }).id;
+      const id = (await bare.app.jobs.create(q.projectId, { prompt: 'x' })).job.id;
       const failed = await waitFor(async () => {
         const j = await bare.app.jobs.get(q.projectId, id);
         return j.status === 'failed' ? j : undefined;
@@ -197,7 +197,7 @@ describe('worker (in process)', () => {
     assert.equal((await job(id)).prLink, 'https://example.test/pr/1');
 
     const res = await t.app.jobs.message(p.projectId, id, { prompt: 'second instruction' });
-    assert.equal((res.body as { prLink: unknown }).prLink, null);
+    assert.equal(res.job.prLink, null);
     const second = await waitFor(async () => calls.find((c) => c.job.id === id && c.run.seq === 2));
     assert.equal((await job(id)).prLink, null, 'null during the follow-up run');
     assert.equal(second.run.prompt, 'second instruction');

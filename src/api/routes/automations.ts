@@ -28,7 +28,9 @@ export function registerAutomationRoutes(server: FastifyInstance, app: AppUses):
   const work = { onRequest: authorize, config: { rateLimitHeaders: true } };
   const base = '/v2/agent/:projectId/automations';
 
-  server.get<ProjectParams>(base, auth, async (request) => automations.list(request.params.projectId));
+  server.get<ProjectParams>(base, auth, async (request) => ({
+    automations: await automations.list(request.params.projectId),
+  }));
 
   server.post<ProjectParams>(base, auth, async (request, reply) => {
     const { projectId } = request.params;

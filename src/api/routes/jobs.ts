@@ -3,7 +3,7 @@ import type { App } from '../../app.ts';
 import { authorizeProject, bearerKey } from '../../http/auth.ts';
 import { idempotencyOf } from '../../http/idempotency.ts';
 import { setRateLimitHeaders } from '../../http/rate-limit-headers.ts';
-import type { WorkResult } from '../../jobs/work-result.ts';
+import type { JobWork } from '../../jobs/work-result.ts';
 import { hashKey } from '../../keys/key-format.ts';
 import { streamJobEvents, wantsEventStream } from '../job-events-route.ts';
 
@@ -16,11 +16,19 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 type ProjectParams = { Params: { projectId: string } };
 type JobParams = { Params: { projectId: string; id: string } };
 
-function sendWork(reply: FastifyReply, result: WorkResult) {
-  setRateLimitHeaders(reply, result.rateLimit);
-  if (result.location) reply.header('location', result.location);
-  if (result.replayed) reply.header('idempotent-replayed', 'true');
-  return reply.status(result.statusCode).send(result.body);
+/** Where a job is read (the `Location` of a create). */
+const jobPath = (projectId: string, jobId: string) => `/v2/agent/${projectId}/job/${jobId}`;
+
+/**
+ * The answer to work (docs/api/overview.mdx): 201 with `Location` for a create, 200 for a
+ * follow-up or a retry, the rate-limit headers, and `Idempotent-Replayed` on a replay. A replay
+ * goes through here too, from the work its key remembered, so it answers byte for byte the same.
+ */
+function sendWork(reply: FastifyReply, projectId: string, work: JobWork) {
+  setRateLimitHeaders(reply, work.rateLimit);
+  if (work.created) reply.header('location', jobPath(projectId, work.job.id));
+  if (work.replayed) reply.header('idempotent-replayed', 'true');
+  return reply.status(work.created ? 201 : 200).send(work.job);
 }
 
 /** The job API of docs/api/overview.mdx. Routes only translate HTTP; the job service decides. */
@@ -39,17 +47,25 @@ export function registerJobRoutes(server: FastifyInstance, app: AppUses): void {
 
   server.post<ProjectParams>('/v2/agent/:projectId/job', work, async (request, reply) => {
     const { projectId } = request.params;
-    return sendWork(reply, await app.jobs.create(projectId, request.body, idempotencyOf(request)));
+    return sendWork(reply, projectId, await app.jobs.create(projectId, request.body, idempotencyOf(request)));
   });
 
   server.post<JobParams>('/v2/agent/:projectId/job/:id/message', work, async (request, reply) => {
     const { projectId, id } = request.params;
-    return sendWork(reply, await app.jobs.message(projectId, id, request.body, idempotencyOf(request)));
+    return sendWork(
+      reply,
+      projectId,
+      await app.jobs.message(projectId, id, request.body, idempotencyOf(request)),
+    );
   });
 
   server.post<JobParams>('/v2/agent/:projectId/job/:id/retry', work, async (request, reply) => {
     const { projectId, id } = request.params;
-    return sendWork(reply, await app.jobs.retry(projectId, id, request.body, idempotencyOf(request)));
+    return sendWork(
+      reply,
+      projectId,
+      await app.jobs.retry(projectId, id, request.body, idempotencyOf(request)),
+    );
   });
 
   // The API's most frequent request. A poll reads its key and its job in one statement, and an

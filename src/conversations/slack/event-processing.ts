@@ -138,7 +138,7 @@ async function instruct(
       key,
       fingerprint: requestFingerprint('POST', path, body),
     });
-    const job = created.body as { id: string };
+    const { job } = created;
     await deps.threads.open({ channelId: channel, threadTs, projectId, jobId: job.id, eventId });
     return `job: ${job.id}`;
   }

@@ -151,7 +151,7 @@ export function giteaChanges(
   async function pullRequest(number: number, options: GetChangeOptions): Promise<Change> {
     const limits = limitsOf(options);
     const { signal } = options;
-    const pr = (await request('GET', `${repoPath}/pulls/${number}`, { signal })).body as GtPull;
+    const pr = (await request<GtPull>('GET', `${repoPath}/pulls/${number}`, { signal })).body;
     const listed: GtChangedFile[] = [];
     const outcome = await eachPage<GtChangedFile>(request, `${repoPath}/pulls/${number}/files`, {
       sizeParam: 'limit',
@@ -230,11 +230,11 @@ export function giteaChanges(
     const limits = limitsOf(options);
     const { signal } = options;
     const found = (
-      await request('GET', `${repoPath}/git/commits/${encodeURIComponent(sha)}`, {
+      await request<GtCommit>('GET', `${repoPath}/git/commits/${encodeURIComponent(sha)}`, {
         query: { stat: false, verification: false, files: true },
         signal,
       })
-    ).body as GtCommit;
+    ).body;
     const raw = await readRawDiff(request, `${repoPath}/git/commits/${found.sha}.diff`, limits, signal);
     const files = new FileCollector(limits);
     const affected = found.files ?? [];
@@ -287,16 +287,20 @@ export function giteaChanges(
     const limits = limitsOf(options);
     const { signal } = options;
     const compare = (
-      await request('GET', `${repoPath}/compare/${encodeURIComponent(base)}...${encodeURIComponent(head)}`, {
-        signal,
-      })
-    ).body as GtCompare;
+      await request<GtCompare>(
+        'GET',
+        `${repoPath}/compare/${encodeURIComponent(base)}...${encodeURIComponent(head)}`,
+        {
+          signal,
+        },
+      )
+    ).body;
     const tip = (
-      await request('GET', `${repoPath}/git/commits/${encodeURIComponent(head)}`, {
+      await request<GtCommit>('GET', `${repoPath}/git/commits/${encodeURIComponent(head)}`, {
         query: { stat: false, verification: false, files: false },
         signal,
       })
-    ).body as GtCommit;
+    ).body;
     // Gitea lists the commits newest first; the files are those the commits touch, the last status winning.
     const commits = [...(compare.commits ?? [])].reverse();
     const touched = new Map<string, string>();

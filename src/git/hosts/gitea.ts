@@ -98,8 +98,9 @@ export function createGiteaHost(
   async function list<T>(path: string, query: Record<string, string | number>, signal?: AbortSignal) {
     const items: T[] = [];
     for (let page = 1; page <= MAX_PAGES; page++) {
-      const answer = await request('GET', path, { query: { ...query, page, limit: PAGE_SIZE }, signal });
-      const batch = Array.isArray(answer.body) ? (answer.body as T[]) : [];
+      const answer = await request<T[]>('GET', path, { query: { ...query, page, limit: PAGE_SIZE }, signal });
+      // A host that answers something else than a list has no (more) items.
+      const batch = Array.isArray(answer.body) ? answer.body : [];
       items.push(...batch);
       if (batch.length < PAGE_SIZE) break;
     }
@@ -154,7 +155,7 @@ export function createGiteaHost(
         ? `${GITEA_DRAFT_PREFIX}${input.title}`
         : input.title;
     try {
-      const answer = await request('POST', `${repoPath}/pulls`, {
+      const answer = await request<PullRequest>('POST', `${repoPath}/pulls`, {
         body: {
           head: input.branch,
           base: input.base,
@@ -164,7 +165,7 @@ export function createGiteaHost(
         },
         signal,
       });
-      const pr = answer.body as PullRequest;
+      const pr = answer.body;
       return { url: pr.html_url, number: pr.number };
     } catch (error) {
       // The repository answered the lookup, so a 404 here is about a branch.
@@ -214,13 +215,13 @@ export function createGiteaHost(
     defaultBranch(signal) {
       return failures.read(
         signal,
-        async () => ((await request('GET', repoPath, { signal })).body as Repository).default_branch || null,
+        async () => (await request<Repository>('GET', repoPath, { signal })).body.default_branch || null,
       );
     },
 
     checkAccess(signal) {
       return failures.access(signal, async () => {
-        const data = (await request('GET', repoPath, { signal })).body as Repository;
+        const data = (await request<Repository>('GET', repoPath, { signal })).body;
         const push = Boolean(data.permissions?.push) && !data.archived;
         return {
           read: true,

@@ -110,7 +110,7 @@ export function gitHubChanges(
   async function pullRequest(number: number, options: GetChangeOptions): Promise<Change> {
     const limits = limitsOf(options);
     const { signal } = options;
-    const pr = (await request('GET', `${repoPath}/pulls/${number}`, { signal })).body as GhPull;
+    const pr = (await request<GhPull>('GET', `${repoPath}/pulls/${number}`, { signal })).body;
     const files = new FileCollector(limits);
     await eachPage<GhFile>(request, `${repoPath}/pulls/${number}/files`, {
       sizeParam: 'per_page',
@@ -164,11 +164,11 @@ export function gitHubChanges(
     // The commit's files come page by page with the commit itself.
     const maxPages = Math.ceil(limits.maxFiles / FILES_PER_PAGE);
     for (let page = 1; page <= maxPages && !files.full; page++) {
-      const answer = await request('GET', `${repoPath}/commits/${encodeURIComponent(sha)}`, {
+      const answer = await request<GhCommit>('GET', `${repoPath}/commits/${encodeURIComponent(sha)}`, {
         query: { per_page: FILES_PER_PAGE, page },
         signal,
       });
-      const body = answer.body as GhCommit;
+      const { body } = answer;
       first ??= body;
       const batch = body.files ?? [];
       for (const file of batch) files.add(fileInput(file));
@@ -201,14 +201,14 @@ export function gitHubChanges(
     const limits = limitsOf(options);
     const { signal } = options;
     const path = `${repoPath}/compare/${encodeURIComponent(base)}...${encodeURIComponent(head)}`;
-    const compare = (await request('GET', path, { query: { per_page: 100, page: 1 }, signal }))
-      .body as GhCompare;
+    const compare = (await request<GhCompare>('GET', path, { query: { per_page: 100, page: 1 }, signal }))
+      .body;
     let headSha = compare.commits.at(-1)?.sha ?? compare.merge_base_commit.sha;
     if (compare.total_commits > compare.commits.length) {
       // Commits come oldest first: the head is on the last page.
       const last = Math.ceil(compare.total_commits / 100);
-      const tail = (await request('GET', path, { query: { per_page: 100, page: last }, signal }))
-        .body as GhCompare;
+      const tail = (await request<GhCompare>('GET', path, { query: { per_page: 100, page: last }, signal }))
+        .body;
       headSha = tail.commits.at(-1)?.sha ?? headSha;
     }
     const files = new FileCollector(limits);

@@ -68,8 +68,11 @@ export const isGitHubRateLimit = (status: number, headers: Record<string, string
 
 /** 422 validation errors naming the head or base branch. */
 function isBranchProblem(failure: HttpFailure): boolean {
-  const body = failure.body as { errors?: { field?: string; message?: string }[] } | undefined;
-  const fields = Array.isArray(body?.errors) ? body.errors : [];
+  const { body } = failure;
+  // The body is the host's, in whatever shape: only an `errors` list of objects is read.
+  const errors =
+    body && typeof body === 'object' && 'errors' in body && Array.isArray(body.errors) ? body.errors : [];
+  const fields = errors.filter((e): e is { field?: unknown } => typeof e === 'object' && e !== null);
   return (
     fields.some((e) => e.field === 'head' || e.field === 'base') ||
     /\b(head|base)\b.*\b(invalid|not found|does not exist)/i.test(failure.message)
@@ -341,16 +344,14 @@ export function createGitHubHost(
 
     defaultBranch(signal) {
       return failures.read(signal, async () => {
-        const data = (await request('GET', repoPath, { signal })).body as { default_branch?: string };
+        const data = (await request<{ default_branch?: string }>('GET', repoPath, { signal })).body;
         return data.default_branch || null;
       });
     },
 
     checkAccess(signal) {
       return failures.access(signal, async () => {
-        const data = (await request('GET', repoPath, { signal })).body as {
-          permissions?: { push?: boolean };
-        };
+        const data = (await request<{ permissions?: { push?: boolean } }>('GET', repoPath, { signal })).body;
         // Installation tokens get no per-user `permissions`; the token's own grant tells.
         const push =
           data.permissions?.push ?? (installation ? installation.permissions.contents === 'write' : false);

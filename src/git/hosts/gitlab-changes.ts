@@ -145,7 +145,7 @@ export function gitLabChanges(context: {
   async function mergeRequest(iid: number, options: GetChangeOptions): Promise<Change> {
     const limits = limitsOf(options);
     const { signal } = options;
-    const mr = (await request('GET', `/merge_requests/${iid}`, { signal })).body as GlMergeRequest;
+    const mr = (await request<GlMergeRequest>('GET', `/merge_requests/${iid}`, { signal })).body;
     const files = new FileCollector(limits);
     const outcome = await readDiffs(`/merge_requests/${iid}/diffs`, files, signal);
     const listed: ChangeCommit[] = [];
@@ -194,8 +194,9 @@ export function gitLabChanges(context: {
   async function commit(sha: string, options: GetChangeOptions): Promise<Change> {
     const limits = limitsOf(options);
     const { signal } = options;
-    const found = (await request('GET', `/repository/commits/${encodeURIComponent(sha)}`, { signal }))
-      .body as GlCommit;
+    const found = (
+      await request<GlCommit>('GET', `/repository/commits/${encodeURIComponent(sha)}`, { signal })
+    ).body;
     const files = new FileCollector(limits);
     const outcome = await readDiffs(
       `/repository/commits/${encodeURIComponent(found.id)}/diff`,
@@ -227,11 +228,11 @@ export function gitLabChanges(context: {
     const limits = limitsOf(options);
     const { signal } = options;
     const compare = (
-      await request('GET', '/repository/compare', {
+      await request<GlCompare>('GET', '/repository/compare', {
         query: { from: base, to: head, straight: false },
         signal,
       })
-    ).body as GlCompare;
+    ).body;
     const files = new FileCollector(limits);
     for (const diff of compare.diffs ?? []) files.add(fileInput(diff));
     const commits = boundCommits(

@@ -189,13 +189,13 @@ export function createGitLabHost(
     defaultBranch(signal) {
       return failures.read(
         signal,
-        async () => ((await request('GET', '', { signal })).body as Project).default_branch || null,
+        async () => (await request<Project>('GET', '', { signal })).body.default_branch || null,
       );
     },
 
     checkAccess(signal) {
       return failures.access(signal, async () => {
-        const data = (await request('GET', '', { signal })).body as Project;
+        const data = (await request<Project>('GET', '', { signal })).body;
         const level = Math.max(
           data.permissions?.project_access?.access_level ?? 0,
           data.permissions?.group_access?.access_level ?? 0,

@@ -204,10 +204,11 @@ export async function readLines(
   }
 }
 
-export interface Answer {
+/** A host's answer; `T` is what the caller knows the host's API answers there (its JSON, unchecked). */
+export interface Answer<T = unknown> {
   status: number;
   headers: Record<string, string>;
-  body: unknown;
+  body: T;
 }
 
 /** How a host says that a failed answer is a rate limit (when its status alone does not). */
@@ -299,7 +300,7 @@ export interface LinesRequest extends JsonRequest {
 
 export interface JsonApi {
   /** A JSON request; the answer's body parsed. */
-  (method: 'GET' | 'POST', path: string, init?: JsonRequest): Promise<Answer>;
+  <T = unknown>(method: 'GET' | 'POST', path: string, init?: JsonRequest): Promise<Answer<T>>;
   /** A GET whose text answer is read line by line, and only as far as `onLine` wants. */
   lines(path: string, init: LinesRequest): Promise<{ status: number; complete: boolean }>;
 }
@@ -363,7 +364,13 @@ export function jsonApi(options: {
     );
   };
 
-  const api = (method: 'GET' | 'POST', path: string, init: JsonRequest = {}): Promise<Answer> =>
+  // The one place a host's JSON takes the type its caller knows: the hosts' own files read their
+  // answers as `request<Type>(…)`, without casts.
+  const api = <T = unknown>(
+    method: 'GET' | 'POST',
+    path: string,
+    init: JsonRequest = {},
+  ): Promise<Answer<T>> =>
     withRetry(
       () =>
         attempt(method, path, init, async (response, headers) => {
@@ -375,7 +382,7 @@ export function jsonApi(options: {
               { headers, tooLarge: true },
             );
           }
-          return { status: response.status, headers, body: parseJson(text, headers) };
+          return { status: response.status, headers, body: parseJson(text, headers) as T };
         }),
       policy,
       init.signal,
@@ -428,11 +435,11 @@ export async function eachPage<T>(
   },
 ): Promise<'end' | 'stopped' | 'limit'> {
   for (let page = 1; page <= options.maxPages; page++) {
-    const answer = await api('GET', path, {
+    const answer = await api<T[]>('GET', path, {
       query: { ...options.query, [options.sizeParam]: options.perPage, page },
       signal: options.signal,
     });
-    const items = Array.isArray(answer.body) ? (answer.body as T[]) : [];
+    const items = Array.isArray(answer.body) ? answer.body : [];
     for (const item of items) if (options.visit(item) === false) return 'stopped';
     if (!hasNextPage(answer.headers, items.length, options.perPage)) return 'end';
   }
