@@ -161,7 +161,7 @@ if (isMainThread)
       ref: 'main',
       model: 'openai/gpt-bench',
     });
-    await app.automations.service.create(project.id, {
+    await app.automations.create(project.id, {
       name: 'Update docs',
       trigger: { type: 'code-change', repositories: ['docs'] },
       instruction: 'Update the docs.',

@@ -69,7 +69,7 @@ test('types are imported by import statements, which the cycle check sees (not b
  * - work: pipeline/, one run's stages; worker/, the background loops of a process (scheduling
  *   runs, webhook sends, automations);
  * - http: the floor the surfaces share (problems, auth, event streams, request logs);
- * - surfaces, peers that call services, never the store: api (v2), compat (v1), dashboard, hooks, slack;
+ * - surfaces, peers that call services, never the store: api (v2), compat (v1), dashboard, inbound-hooks, slack;
  * - server.ts: the composition root, one server of every surface (and openapi.ts, their description);
  * - edges: the CLI, eval, the typed client, the MCP server, the GitHub Action, the index.
  */
@@ -99,7 +99,7 @@ const SERVICES = [
   'automations',
   'conversations',
 ];
-const SURFACES = ['api', 'compat', 'dashboard', 'hooks', 'slack'];
+const SURFACES = ['api', 'compat', 'dashboard', 'inbound-hooks', 'slack'];
 /** What every service may import: the base, the configuration, the store and git. */
 const BELOW_SERVICES = [...BASE, 'config.ts', 'store', 'git'];
 const ALLOWED: Record<string, string[]> = {
@@ -130,7 +130,7 @@ const ALLOWED: Record<string, string[]> = {
   api: [...BASE, 'config.ts', ...SERVICES, 'metrics.ts', 'app.ts', 'http'],
   compat: [...BASE, 'config.ts', ...SERVICES, 'app.ts', 'http'],
   dashboard: [...BASE, 'config.ts', ...SERVICES, 'app.ts', 'http'],
-  hooks: [...BASE, 'config.ts', ...SERVICES, 'app.ts', 'http'],
+  'inbound-hooks': [...BASE, 'config.ts', ...SERVICES, 'app.ts', 'http'],
   // Slack's requests in (events, slash commands): verified, stored, answered; services do the rest.
   slack: [...BASE, 'config.ts', ...SERVICES, 'app.ts', 'http'],
   // The composition root: one server of every surface, and the description of them all.

@@ -1,7 +1,8 @@
 /**
- * What a process of docwright holds for automations: the service, the store of verified webhook
- * deliveries, the context repositories it reads through, and the in-process wake-up from the
- * hook endpoint to the background loop (worker/automation-loop.ts).
+ * The automations service as the App holds it (`app.automations`, like `app.jobs`): the
+ * service's own calls, with the store of verified webhook deliveries, the context repositories it
+ * reads through, and the in-process wake-up from the hook endpoint to the background loop
+ * (worker/automation-loop.ts).
  */
 import { EventEmitter } from 'node:events';
 import type { Kysely } from 'kysely';
@@ -14,8 +15,7 @@ import type { ChangeDetailsOf } from './change-listing.ts';
 import { createHookDeliveryStore, type HookDeliveryStore } from './hook-deliveries.ts';
 import type { ContextRepositories } from './repositories.ts';
 
-export interface Automations {
-  service: AutomationService;
+export interface Automations extends AutomationService {
   deliveries: HookDeliveryStore;
   contexts: ContextRepositories;
   /** Tells this process's loop that a delivery was stored. */
@@ -37,7 +37,7 @@ export function createAutomations(deps: {
 }): Automations {
   const events = new EventEmitter();
   return {
-    service: createAutomationService(deps),
+    ...createAutomationService(deps),
     deliveries: createHookDeliveryStore(deps),
     contexts: deps.contexts,
     deliveryStored: () => events.emit('stored'),

@@ -1,7 +1,7 @@
 /**
  * A verified webhook delivery as a code event (code-events.ts): the body decoded (JSON, or
  * GitHub's and Gitea's form encoding), parsed and handed to its host's reader. Call it only once
- * the delivery's signature holds (src/hooks/signatures.ts): it parses what it is given.
+ * the delivery's signature holds (src/inbound-hooks/signatures.ts): it parses what it is given.
  *
  * Never throws: a body that is not JSON, an event automations do not use or a payload in an
  * unexpected shape is `ignored`, with the reason.

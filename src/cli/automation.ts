@@ -124,7 +124,7 @@ export function registerAutomationCommands(program: Command): void {
       }
       const instruction = options.instruction ?? fileContents(options.instructionFile!);
       const created = await withApp((app) =>
-        app.automations.service.create(options.project, {
+        app.automations.create(options.project, {
           name: options.name,
           trigger: triggerOf(options),
           instruction,
@@ -140,7 +140,7 @@ export function registerAutomationCommands(program: Command): void {
     .requiredOption('--project <id>', 'project id')
     .option('--json', 'print as JSON')
     .action(async (options) => {
-      const automations = await withApp((app) => app.automations.service.list(options.project));
+      const automations = await withApp((app) => app.automations.list(options.project));
       print(options.json, { automations }, () =>
         table(['ID', 'NAME', 'TRIGGER', 'STATE', 'CREATED'], automations.map(automationRow)),
       );
@@ -153,7 +153,7 @@ export function registerAutomationCommands(program: Command): void {
     .argument('<automation-id>', 'automation id (aut_…)')
     .option('--json', 'print as JSON')
     .action(async (id: string, options) => {
-      const found = await withApp((app) => app.automations.service.get(options.project, id));
+      const found = await withApp((app) => app.automations.get(options.project, id));
       print(options.json, found, () => describe({ ...found, trigger: when(found) }));
     });
 
@@ -167,7 +167,7 @@ export function registerAutomationCommands(program: Command): void {
     .option('--json', 'print as JSON')
     .action(async (id: string, options) => {
       const page = await withApp((app) =>
-        app.automations.service.runs(options.project, id, {
+        app.automations.runs(options.project, id, {
           limit: options.limit === undefined ? undefined : String(options.limit),
           cursor: options.cursor,
         }),
@@ -214,7 +214,7 @@ export function registerAutomationCommands(program: Command): void {
     .option('--json', 'print as JSON')
     .action(async (id: string, options) => {
       // The job gets the running server's default model, as the API's trigger and Run now give it.
-      const started = await withApp((app) => app.automations.service.trigger(options.project, id, {}), {
+      const started = await withApp((app) => app.automations.trigger(options.project, id, {}), {
         serverDefaults: true,
       });
       const result = { automationId: started.automationId, runId: started.runId, jobId: started.jobId };
@@ -236,9 +236,7 @@ export function registerAutomationCommands(program: Command): void {
       .argument('<automation-id>', 'automation id (aut_…)')
       .option('--json', 'print as JSON')
       .action(async (id: string, options) => {
-        const updated = await withApp((app) =>
-          app.automations.service.update(options.project, id, { enabled }),
-        );
+        const updated = await withApp((app) => app.automations.update(options.project, id, { enabled }));
         print(options.json, updated, () => `${command}d automation ${updated.id} "${updated.name}"`);
       });
   }
@@ -250,7 +248,7 @@ export function registerAutomationCommands(program: Command): void {
     .argument('<automation-id>', 'automation id (aut_…)')
     .option('--json', 'print as JSON')
     .action(async (id: string, options) => {
-      const deleted = await withApp((app) => app.automations.service.delete(options.project, id));
+      const deleted = await withApp((app) => app.automations.delete(options.project, id));
       print(options.json, deleted, () => `deleted automation ${deleted.id} "${deleted.name}"`);
     });
 }

@@ -64,8 +64,8 @@ async function automationsPage(
   const project = await projectOf(app, projectId);
   const flash = takeFlash(request, reply, app);
   const now = app.now();
-  const automations = await app.automations.service.list(project.id);
-  const latest = await app.automations.service.latestRuns(project.id);
+  const automations = await app.automations.list(project.id);
+  const latest = await app.automations.latestRuns(project.id);
   const base = `/projects/${project.id}/automations`;
   const csrf = csrfField(request.signedIn!);
   const body = html`${projectHeader(project, 'automations')}
@@ -124,7 +124,7 @@ function runsTable(projectId: string, runs: AutomationRun[], now: Date): Html {
 }
 
 export function registerAutomationPages(server: FastifyInstance, app: AppUses): void {
-  const service = app.automations.service;
+  const service = app.automations;
 
   server.get<ProjectParams & { Querystring: { preset?: string } }>(
     '/projects/:projectId/automations',

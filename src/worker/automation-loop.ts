@@ -136,12 +136,13 @@ export class AutomationLoop {
     await this.processDeliveries();
     if (this.#stopping) return;
     await this.tickSchedules(this.#app.now());
-    await this.#app.automations.service.resumeRuns();
+    await this.#app.automations.resumeRuns();
   }
 
   /** Processes every waiting delivery; returns how many. */
   async processDeliveries(): Promise<number> {
-    const { deliveries, service } = this.#app.automations;
+    const service = this.#app.automations;
+    const { deliveries } = service;
     let done = 0;
     for (;;) {
       const pushesBefore = new Date(this.#app.now().getTime() - this.#pushSettleMs).toISOString();
@@ -232,7 +233,7 @@ export class AutomationLoop {
 
   #deps() {
     return {
-      automations: this.#app.automations.service,
+      automations: this.#app.automations,
       projects: this.#app.projects,
       contexts: this.#app.automations.contexts,
       listChanges: this.#listChanges,

@@ -148,7 +148,7 @@ describe('automations API', () => {
 
   test('another project’s automation by id, under this key’s project: 404 to get, update, delete, trigger and runs; it is left unchanged', async () => {
     const other = await seedProject(t.app);
-    const theirs = await t.app.automations.service.create(other.projectId, {
+    const theirs = await t.app.automations.create(other.projectId, {
       name: 'Theirs',
       trigger: { type: 'manual' },
       instruction: 'Update their docs.',
@@ -173,8 +173,8 @@ describe('automations API', () => {
     });
     assert.equal(v1.statusCode, 404, v1.body);
     // Their automation as it was: not renamed, not disabled, not deleted, never run.
-    assert.deepEqual(await t.app.automations.service.get(other.projectId, theirs.id), theirs);
-    assert.deepEqual((await t.app.automations.service.runs(other.projectId, theirs.id)).runs, []);
+    assert.deepEqual(await t.app.automations.get(other.projectId, theirs.id), theirs);
+    assert.deepEqual((await t.app.automations.runs(other.projectId, theirs.id)).runs, []);
     // Their own key reaches it: the routes work, the 404s above were the project's scope.
     const own = await t.server.inject({
       method: 'GET',

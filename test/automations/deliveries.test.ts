@@ -39,7 +39,7 @@ describe('webhook deliveries, as people see them', () => {
       model: 'openai/gpt-test',
     });
     projectId = project.id;
-    await t.app.automations.service.create(projectId, {
+    await t.app.automations.create(projectId, {
       name: 'Style',
       trigger: { type: 'docs-push' },
       instruction: 'Enforce the style guide.',

@@ -41,11 +41,11 @@ describe('schedules, with an injected clock', () => {
   });
   after(() => t.close());
 
-  const runsOf = async (id: string) => (await t.app.automations.service.runs(projectId, id)).runs;
+  const runsOf = async (id: string) => (await t.app.automations.runs(projectId, id)).runs;
 
   test('a daily schedule fires once for 09:00 across a clock jump back and forth, and from two checkers', async () => {
     clock = new Date('2026-03-02T07:30:00.000Z');
-    const daily = await t.app.automations.service.create(projectId, {
+    const daily = await t.app.automations.create(projectId, {
       name: 'Daily',
       trigger: { type: 'schedule', cron: '0 9 * * *', timeZone: 'Europe/Berlin' },
       instruction: 'Fix broken links.',
@@ -73,12 +73,12 @@ describe('schedules, with an injected clock', () => {
     // The next day's time fires again.
     clock = new Date('2026-03-03T08:00:05.000Z');
     assert.equal((await loop.tickSchedules(clock)).created.length, 1);
-    await t.app.automations.service.delete(projectId, daily.id);
+    await t.app.automations.delete(projectId, daily.id);
   });
 
   test('a time missed by over an hour is recorded skipped (missed), once; under an hour it fires', async () => {
     clock = new Date('2026-03-04T06:00:00.000Z');
-    const hourly = await t.app.automations.service.create(projectId, {
+    const hourly = await t.app.automations.create(projectId, {
       name: 'Morning',
       trigger: { type: 'schedule', cron: '0 7 * * *' },
       instruction: 'Check the docs.',
@@ -99,12 +99,12 @@ describe('schedules, with an injected clock', () => {
     assert.equal(runs.length, 2);
     assert.equal(runs[0]!.outcome, 'running');
     assert.ok(runs[0]!.jobId);
-    await t.app.automations.service.delete(projectId, hourly.id);
+    await t.app.automations.delete(projectId, hourly.id);
   });
 
   test('a batch with no change merged since the previous run is no-changes-needed, with no job', async () => {
     clock = new Date('2026-03-06T00:00:00.000Z');
-    const weekly = await t.app.automations.service.create(projectId, {
+    const weekly = await t.app.automations.create(projectId, {
       name: 'Changelog',
       trigger: { type: 'schedule', cron: '0 9 * * 1', batch: true },
       instruction: 'Draft a changelog entry.',
@@ -115,12 +115,12 @@ describe('schedules, with an injected clock', () => {
     assert.equal(runs.length, 1);
     assert.equal(runs[0]!.outcome, 'no-changes-needed');
     assert.equal(runs[0]!.jobId, null);
-    await t.app.automations.service.delete(projectId, weekly.id);
+    await t.app.automations.delete(projectId, weekly.id);
   });
 
   test('a disabled schedule does not fire; enabled again, times passed meanwhile never fire', async () => {
     clock = new Date('2026-03-10T00:00:00.000Z');
-    const nightly = await t.app.automations.service.create(projectId, {
+    const nightly = await t.app.automations.create(projectId, {
       name: 'Nightly',
       trigger: { type: 'schedule', cron: '0 2 * * *' },
       instruction: 'Check.',
@@ -129,11 +129,11 @@ describe('schedules, with an injected clock', () => {
     clock = new Date('2026-03-10T02:00:10.000Z');
     await loop.tickSchedules(clock);
     assert.equal((await runsOf(nightly.id)).length, 0);
-    await t.app.automations.service.update(projectId, nightly.id, { enabled: true });
+    await t.app.automations.update(projectId, nightly.id, { enabled: true });
     clock = new Date('2026-03-10T02:30:00.000Z');
     await loop.tickSchedules(clock);
     assert.equal((await runsOf(nightly.id)).length, 0, '02:00 passed while disabled');
-    await t.app.automations.service.delete(projectId, nightly.id);
+    await t.app.automations.delete(projectId, nightly.id);
   });
 });
 
@@ -150,7 +150,7 @@ describe('changes, the rate limit and outcomes', () => {
 
   test('a push found by poll and then by webhook runs once', async () => {
     const { projectId, repository } = await seedProject(t.app);
-    const automation = await t.app.automations.service.create(projectId, {
+    const automation = await t.app.automations.create(projectId, {
       name: 'Style',
       trigger: { type: 'docs-push' },
       instruction: 'Enforce the style guide.',
@@ -181,14 +181,14 @@ describe('changes, the rate limit and outcomes', () => {
     });
     assert.equal(res.status, 202);
     await loop.processDeliveries();
-    const { runs } = await t.app.automations.service.runs(projectId, automation.id);
+    const { runs } = await t.app.automations.runs(projectId, automation.id);
     assert.equal(runs.length, 1);
     assert.deepEqual(runs[0]!.trigger.changes, [{ repository: 'docs', commit: sha }]);
   });
 
   test("a commit of docwright's found by poll is its own change: its whole message is read, trailers and all", async () => {
     const { projectId, repository } = await seedProject(t.app);
-    const automation = await t.app.automations.service.create(projectId, {
+    const automation = await t.app.automations.create(projectId, {
       name: 'Style',
       trigger: { type: 'docs-push' },
       instruction: 'Enforce the style guide.',
@@ -207,7 +207,7 @@ describe('changes, the rate limit and outcomes', () => {
     const message = `${commitMessage('Apply the style guide', '', 'run_1')}\n\nCo-authored-by: Grace <g@example.com>`;
     git('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', message);
     assert.equal(await loop.poll(), 1);
-    const { runs } = await t.app.automations.service.runs(projectId, automation.id);
+    const { runs } = await t.app.automations.runs(projectId, automation.id);
     assert.deepEqual(
       runs.map((r) => [r.outcome, r.reason, r.jobId]),
       [['skipped', 'own-change', null]],
@@ -216,12 +216,12 @@ describe('changes, the rate limit and outcomes', () => {
 
   test('paths: a change touching none of them is skipped (paths), one touching them runs; files come from the host', async () => {
     const { projectId, repository } = await seedProject(t.app);
-    const api = await t.app.automations.service.create(projectId, {
+    const api = await t.app.automations.create(projectId, {
       name: 'API pages',
       trigger: { type: 'docs-push', paths: ['api/**'] },
       instruction: 'Check the API pages.',
     });
-    const guides = await t.app.automations.service.create(projectId, {
+    const guides = await t.app.automations.create(projectId, {
       name: 'Guides',
       trigger: { type: 'docs-push', paths: ['guides/**'] },
       instruction: 'Check the guides.',
@@ -237,28 +237,28 @@ describe('changes, the rate limit and outcomes', () => {
     git('add', '-A');
     git('-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'Add a guide');
     assert.equal(await loop.poll(), 2);
-    const [apiRun] = (await t.app.automations.service.runs(projectId, api.id)).runs;
+    const [apiRun] = (await t.app.automations.runs(projectId, api.id)).runs;
     assert.equal(apiRun?.outcome, 'skipped');
     assert.equal(apiRun?.reason, 'paths');
     assert.equal(apiRun?.jobId, null);
-    const [guidesRun] = (await t.app.automations.service.runs(projectId, guides.id)).runs;
+    const [guidesRun] = (await t.app.automations.runs(projectId, guides.id)).runs;
     assert.equal(guidesRun?.outcome, 'running');
     assert.ok(guidesRun?.jobId);
   });
 
   test('past the rate limit a run is skipped rate-limited; a manual trigger gets 429', async () => {
     const { projectId } = await seedProject(t.app, { rateLimit: 1 });
-    const automation = await t.app.automations.service.create(projectId, {
+    const automation = await t.app.automations.create(projectId, {
       name: 'Manual',
       trigger: { type: 'manual' },
       instruction: 'Update the docs.',
     });
-    const first = await t.app.automations.service.trigger(projectId, automation.id, {});
+    const first = await t.app.automations.trigger(projectId, automation.id, {});
     assert.ok(first.jobId);
-    await assert.rejects(t.app.automations.service.trigger(projectId, automation.id, {}), {
+    await assert.rejects(t.app.automations.trigger(projectId, automation.id, {}), {
       code: 'rate-limited',
     });
-    const { runs } = await t.app.automations.service.runs(projectId, automation.id);
+    const { runs } = await t.app.automations.runs(projectId, automation.id);
     assert.equal(runs.length, 2);
     assert.equal(runs[0]!.outcome, 'skipped');
     assert.equal(runs[0]!.reason, 'rate-limited');
@@ -266,7 +266,7 @@ describe('changes, the rate limit and outcomes', () => {
 
   test('a run whose job a stopped process never created gets its job once it is resumed, once', async () => {
     const { projectId } = await seedProject(t.app);
-    const automation = await t.app.automations.service.create(projectId, {
+    const automation = await t.app.automations.create(projectId, {
       name: 'Docs',
       trigger: { type: 'docs-push' },
       instruction: 'Update the docs.',
@@ -287,8 +287,8 @@ describe('changes, the rate limit and outcomes', () => {
       .set({ created_at: new Date(Date.now() - 120_000).toISOString() })
       .where('id', '=', runId)
       .execute();
-    assert.equal(await t.app.automations.service.resumeRuns(), 1);
-    const [run] = (await t.app.automations.service.runs(projectId, automation.id)).runs;
+    assert.equal(await t.app.automations.resumeRuns(), 1);
+    const [run] = (await t.app.automations.runs(projectId, automation.id)).runs;
     assert.ok(run?.jobId);
     // A second process resuming the same run at once (before it saw the job) creates no second job.
     await t.app.store.db
@@ -296,8 +296,8 @@ describe('changes, the rate limit and outcomes', () => {
       .set({ job_id: null })
       .where('id', '=', runId)
       .execute();
-    await t.app.automations.service.resumeRuns();
-    const [again] = (await t.app.automations.service.runs(projectId, automation.id)).runs;
+    await t.app.automations.resumeRuns();
+    const [again] = (await t.app.automations.runs(projectId, automation.id)).runs;
     assert.equal(again?.jobId, run.jobId);
     const jobs = await t.app.store.db
       .selectFrom('jobs')
@@ -309,7 +309,7 @@ describe('changes, the rate limit and outcomes', () => {
 
   test('a run’s outcome follows what its job did: pull-request, branch-pushed, no-changes-needed, failed', async () => {
     const { projectId } = await seedProject(t.app);
-    const automation = await t.app.automations.service.create(projectId, {
+    const automation = await t.app.automations.create(projectId, {
       name: 'Manual',
       trigger: { type: 'manual' },
       instruction: 'Update the docs.',
@@ -322,15 +322,11 @@ describe('changes, the rate limit and outcomes', () => {
       [{ status: 'failed', error_code: 'model-error' }, 'failed', 'model-error'],
     ];
     for (const [job, outcome, reason] of outcomes) {
-      const { jobId, runId } = await t.app.automations.service.trigger(projectId, automation.id, {});
-      let run = (await t.app.automations.service.runs(projectId, automation.id)).runs.find(
-        (r) => r.id === runId,
-      )!;
+      const { jobId, runId } = await t.app.automations.trigger(projectId, automation.id, {});
+      let run = (await t.app.automations.runs(projectId, automation.id)).runs.find((r) => r.id === runId)!;
       assert.equal(run.outcome, 'running');
       await t.app.store.db.updateTable('jobs').set(job).where('id', '=', jobId).execute();
-      run = (await t.app.automations.service.runs(projectId, automation.id)).runs.find(
-        (r) => r.id === runId,
-      )!;
+      run = (await t.app.automations.runs(projectId, automation.id)).runs.find((r) => r.id === runId)!;
       assert.equal(run.outcome, outcome);
       assert.equal(run.reason, reason);
     }
@@ -385,13 +381,12 @@ describe('polling and batches, with a listing double and an injected clock', () 
     return pull;
   };
   const codeChange = (projectId: string, name: string) =>
-    t.app.automations.service.create(projectId, {
+    t.app.automations.create(projectId, {
       name,
       trigger: { type: 'code-change', repositories: ['api'] },
       instruction: 'Update the docs for this change.',
     });
-  const runsOf = async (projectId: string, id: string) =>
-    (await t.app.automations.service.runs(projectId, id)).runs;
+  const runsOf = async (projectId: string, id: string) => (await t.app.automations.runs(projectId, id)).runs;
 
   test('the poll cursor is saved, and the next poll starts from it', async () => {
     const { projectId, url } = await projectWithApi();
@@ -429,8 +424,7 @@ describe('polling and batches, with a listing double and an injected clock', () 
     // The merge's webhook reaches the automation that existed then (a webhook does not say when it landed).
     clock = new Date('2026-04-02T11:00:05.000Z');
     assert.equal(
-      (await t.app.automations.service.fireForChange(mergedChangeArrival(projectId, 'api', pull, null)))
-        .length,
+      (await t.app.automations.fireForChange(mergedChangeArrival(projectId, 'api', pull, null))).length,
       1,
     );
     clock = new Date('2026-04-02T12:00:00.000Z');
@@ -451,7 +445,7 @@ describe('polling and batches, with a listing double and an injected clock', () 
   test('a batch schedule’s second firing carries only the changes merged after the first', async () => {
     const { projectId, url } = await projectWithApi();
     clock = new Date('2026-04-06T08:00:00.000Z');
-    const daily = await t.app.automations.service.create(projectId, {
+    const daily = await t.app.automations.create(projectId, {
       name: 'Changelog',
       trigger: { type: 'schedule', cron: '0 9 * * *', batch: true },
       instruction: 'Draft a changelog entry for these changes.',
@@ -499,7 +493,7 @@ describe('two processes sharing one database', () => {
         ref: 'main',
         model: 'openai/gpt-test',
       });
-      const automation = await one.automations.service.create(project.id, {
+      const automation = await one.automations.create(project.id, {
         name: 'Update docs',
         trigger: { type: 'code-change', repositories: ['docs'] },
         instruction: 'Update the docs.',
@@ -522,7 +516,7 @@ describe('two processes sharing one database', () => {
       const loops = apps.map((app) => new AutomationLoop(app, { pollSeconds: 0 }));
       await Promise.all(loops.map((loop) => loop.processDeliveries()));
       await Promise.all(loops.map((loop) => loop.processDeliveries()));
-      const { runs } = await two.automations.service.runs(project.id, automation.id);
+      const { runs } = await two.automations.runs(project.id, automation.id);
       assert.equal(runs.length, 1);
       const jobs = await one.store.db
         .selectFrom('jobs')

@@ -55,7 +55,7 @@ describe('POST /hooks/{projectId}/{name}', () => {
         model: 'openai/gpt-test',
       });
       projects[host] = project.id;
-      const automation = await t.app.automations.service.create(project.id, {
+      const automation = await t.app.automations.create(project.id, {
         name: 'Update docs',
         trigger: { type: 'code-change', repositories: ['docs'] },
         instruction: 'Update the docs for this change.',
@@ -93,7 +93,7 @@ describe('POST /hooks/{projectId}/{name}', () => {
       const first = await deliver(projectId, body, headers);
       assert.equal(first.status, 202, first.body);
       await loop.processDeliveries();
-      const { runs } = await t.app.automations.service.runs(projectId, automations[host]);
+      const { runs } = await t.app.automations.runs(projectId, automations[host]);
       assert.equal(runs.length, 1);
       const [run] = runs;
       assert.deepEqual(run!.trigger.changes, [{ repository: 'docs', pullRequest: sample.number }]);
@@ -347,7 +347,7 @@ describe('POST /hooks/{projectId}/{name}', () => {
       assert.equal(res.status, 202);
     }
     await loop.processDeliveries();
-    const { runs } = await t.app.automations.service.runs(projectId, automations.github);
+    const { runs } = await t.app.automations.runs(projectId, automations.github);
     const byNumber = new Map(
       runs.map((r) => [(r.trigger.changes[0] as { pullRequest: number }).pullRequest, r]),
     );
@@ -369,7 +369,7 @@ describe('POST /hooks/{projectId}/{name}', () => {
     );
     assert.equal(res.status, 202);
     await loop.processDeliveries();
-    const gitlabRuns = (await t.app.automations.service.runs(projects.gitlab, automations.gitlab)).runs;
+    const gitlabRuns = (await t.app.automations.runs(projects.gitlab, automations.gitlab)).runs;
     const run8 = gitlabRuns.find((r) => (r.trigger.changes[0] as { pullRequest: number }).pullRequest === 8);
     assert.equal(run8?.outcome, 'skipped');
     assert.equal(run8?.reason, 'label');
@@ -459,10 +459,10 @@ describe('POST /hooks/{projectId}/{name}', () => {
   });
 
   test('an automation created after a merge never runs for its webhook, however late, while one older runs once', async () => {
-    const older = await t.app.automations.service.get(projects.github, automations.github);
+    const older = await t.app.automations.get(projects.github, automations.github);
     // The merge falls between the two automations' creation, however fast the tests before ran.
     await sleep(5);
-    const later = await t.app.automations.service.create(projects.github, {
+    const later = await t.app.automations.create(projects.github, {
       name: 'Created after the merge',
       trigger: { type: 'code-change', repositories: ['docs'] },
       instruction: 'Update the docs for this change.',
@@ -474,16 +474,16 @@ describe('POST /hooks/{projectId}/{name}', () => {
       // Delivered late, then redelivered under a new id after the older automation recorded it.
       assert.deepEqual(await deliverAndProcess([['pull_request', pull]]), ['runs: 1']);
       assert.deepEqual(await deliverAndProcess([['pull_request', pull]]), ['runs: 0']);
-      const runs = await t.app.automations.service.runs(projects.github, automations.github, {
+      const runs = await t.app.automations.runs(projects.github, automations.github, {
         limit: '100',
       });
       assert.equal(
         runs.runs.filter((r) => (r.trigger.changes[0] as { pullRequest: number }).pullRequest === 170).length,
         1,
       );
-      assert.deepEqual((await t.app.automations.service.runs(projects.github, later.id)).runs, []);
+      assert.deepEqual((await t.app.automations.runs(projects.github, later.id)).runs, []);
     } finally {
-      await t.app.automations.service.delete(projects.github, later.id);
+      await t.app.automations.delete(projects.github, later.id);
     }
   });
 
@@ -501,7 +501,7 @@ describe('POST /hooks/{projectId}/{name}', () => {
       { ...push.commits.at(-1), id: '3'.repeat(40), message: 'Merge pull request #120 from acme/feature' },
     ];
     const runsOf = async () =>
-      (await t.app.automations.service.runs(projectId, automations.github, { limit: '100' })).runs;
+      (await t.app.automations.runs(projectId, automations.github, { limit: '100' })).runs;
     const before = (await runsOf()).length;
     const pushBody = JSON.stringify(push);
     assert.equal(
@@ -553,7 +553,7 @@ describe('POST /hooks/{projectId}/{name}', () => {
         [202, 202, 202, 202, 202],
       );
       const burst = async () =>
-        (await t.app.automations.service.runs(projectId, automations.github)).runs.filter((r) =>
+        (await t.app.automations.runs(projectId, automations.github)).runs.filter((r) =>
           numbers.includes((r.trigger.changes[0] as { pullRequest: number }).pullRequest),
         );
       // The periodic check is ten minutes away: only the wake after the burst can process them.
@@ -585,7 +585,7 @@ describe('POST /hooks/{projectId}/{name}', () => {
     restarted.start();
     await restarted.idle();
     await restarted.stop();
-    const { runs } = await t.app.automations.service.runs(projectId, automations.gitea);
+    const { runs } = await t.app.automations.runs(projectId, automations.gitea);
     assert.ok(
       runs.some((r) => (r.trigger.changes[0] as { pullRequest: number }).pullRequest === 16 && r.jobId),
     );
@@ -615,7 +615,7 @@ describe('a context repository’s webhook (the context repository service)', ()
       ref: 'main',
     });
     assert.match(added.webhookUrl, new RegExp(`/hooks/${project.id}/api$`));
-    const automation = await t.app.automations.service.create(project.id, {
+    const automation = await t.app.automations.create(project.id, {
       name: 'Update docs',
       trigger: { type: 'code-change' },
       instruction: 'Update the docs for this change.',
@@ -630,7 +630,7 @@ describe('a context repository’s webhook (the context repository service)', ()
     assert.equal((await send('not-the-secret')).status, 401);
     assert.equal((await send(added.webhookSecret)).status, 202);
     await new AutomationLoop(t.app, { pollSeconds: 0 }).processDeliveries();
-    const { runs } = await t.app.automations.service.runs(project.id, automation.id);
+    const { runs } = await t.app.automations.runs(project.id, automation.id);
     assert.equal(runs.length, 1);
     assert.deepEqual(runs[0]!.trigger.changes, [{ repository: 'api', pullRequest: 42 }]);
     const run = await t.app.store.db
@@ -641,7 +641,7 @@ describe('a context repository’s webhook (the context repository service)', ()
     assert.deepEqual(JSON.parse(run.changes!), [{ repository: 'api', kind: 'pull-request', number: 42 }]);
     // An automation naming a repository the project does not have is refused, naming the field.
     await assert.rejects(
-      t.app.automations.service.create(project.id, {
+      t.app.automations.create(project.id, {
         name: 'x',
         trigger: { type: 'code-change', repositories: ['sdk'] },
         instruction: 'x',
@@ -670,7 +670,7 @@ describe('a context repository’s webhook (the context repository service)', ()
         ref: 'main',
       });
       added.set(project.id, webhookSecret);
-      await t.app.automations.service.create(project.id, {
+      await t.app.automations.create(project.id, {
         name: 'Update docs',
         trigger: { type: 'code-change' },
         instruction: 'Update the docs for this change.',
@@ -736,7 +736,7 @@ describe('a context repository’s webhook (the context repository service)', ()
     assert.equal((await send(without.id, 'any-secret-at-all')).status, 401);
 
     const project = await create('Docs with a hook secret');
-    const automation = await t.app.automations.service.create(project.id, {
+    const automation = await t.app.automations.create(project.id, {
       name: 'Enforce the style guide',
       trigger: { type: 'docs-push' },
       instruction: 'Apply the style guide to what was pushed.',
@@ -758,7 +758,7 @@ describe('a context repository’s webhook (the context repository service)', ()
     assert.equal((await send(project.id, first.webhookSecret)).status, 401, 'the replaced secret');
     assert.equal((await send(project.id, second.webhookSecret)).status, 202);
     await new AutomationLoop(t.app, { pollSeconds: 0, pushSettleMs: 0 }).processDeliveries();
-    const { runs } = await t.app.automations.service.runs(project.id, automation.id);
+    const { runs } = await t.app.automations.runs(project.id, automation.id);
     assert.equal(runs.length, 1);
     const pushed = samplePayload('github-push');
     assert.deepEqual(runs[0]!.trigger.changes, [

@@ -32,7 +32,7 @@ describe('an automation run on a local project', () => {
   });
 
   const runOnce = async (projectId: string, automationId: string) => {
-    const { runId, jobId } = await t.app.automations.service.trigger(projectId, automationId, {});
+    const { runId, jobId } = await t.app.automations.trigger(projectId, automationId, {});
     await waitFor(
       async () => {
         const job = await t.app.jobs.get(projectId, jobId!);
@@ -40,7 +40,7 @@ describe('an automation run on a local project', () => {
       },
       { timeoutMs: 30_000 },
     );
-    const { runs } = await t.app.automations.service.runs(projectId, automationId);
+    const { runs } = await t.app.automations.runs(projectId, automationId);
     return { run: runs.find((r) => r.id === runId)!, job: await t.app.jobs.get(projectId, jobId!) };
   };
 
@@ -52,7 +52,7 @@ describe('an automation run on a local project', () => {
       openaiCompatibleBaseUrl: model.url,
       openaiCompatibleApiKey: MODEL_KEY,
     });
-    const automation = await t.app.automations.service.create(project.id, {
+    const automation = await t.app.automations.create(project.id, {
       name: 'Greet',
       trigger: { type: 'manual' },
       instruction: 'Greet the readers.',

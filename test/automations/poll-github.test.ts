@@ -58,12 +58,12 @@ describe('polling a GitHub context repository', () => {
       // No ref: the watched branch is the default branch GitHub reports.
       token: TOKEN,
     });
-    const all = await t.app.automations.service.create(project.id, {
+    const all = await t.app.automations.create(project.id, {
       name: 'Every change',
       trigger: { type: 'code-change' },
       instruction: 'Update the docs.',
     });
-    const sources = await t.app.automations.service.create(project.id, {
+    const sources = await t.app.automations.create(project.id, {
       name: 'Source changes',
       trigger: { type: 'code-change', repositories: ['app'], paths: ['src/**'] },
       instruction: 'Update the API reference.',
@@ -80,7 +80,7 @@ describe('polling a GitHub context repository', () => {
     const loop = new AutomationLoop(t.app, { pollSeconds: 0, pushSettleMs: 0 });
     assert.equal(await loop.poll(), 6, 'three merges for two automations');
     assert.equal(await loop.poll(), 0, 'the cursor moved on');
-    const runsOf = async (id: string) => (await t.app.automations.service.runs(project.id, id)).runs;
+    const runsOf = async (id: string) => (await t.app.automations.runs(project.id, id)).runs;
     const outcomes = (runs: Awaited<ReturnType<typeof runsOf>>) =>
       runs
         .map((r) => [(r.trigger.changes[0] as { pullRequest: number }).pullRequest, r.outcome, r.reason])
@@ -133,7 +133,7 @@ describe('polling a GitHub context repository', () => {
       apiUrl: github.baseUrl,
       token: TOKEN,
     });
-    const automation = await t.app.automations.service.create(project.id, {
+    const automation = await t.app.automations.create(project.id, {
       name: 'Every change',
       trigger: { type: 'code-change' },
       instruction: 'Update the docs.',
@@ -159,7 +159,7 @@ describe('polling a GitHub context repository', () => {
     assert.equal(await loop.poll(), 6);
     const runs = async () =>
       new Map(
-        (await t.app.automations.service.runs(project.id, automation.id)).runs.map((r) => [
+        (await t.app.automations.runs(project.id, automation.id)).runs.map((r) => [
           (r.trigger.changes[0] as { pullRequest: number }).pullRequest,
           [r.outcome, r.reason],
         ]),

@@ -120,7 +120,7 @@ describe('docwright automation', () => {
     const disabled = await cli('automation', 'disable', '--project', p.projectId, code.id);
     assert.equal(disabled.code, 0, disabled.stderr);
     assert.equal(disabled.stdout, `disabled automation ${code.id} "Docs"\n`);
-    assert.equal((await t.app.automations.service.get(p.projectId, code.id)).enabled, false);
+    assert.equal((await t.app.automations.get(p.projectId, code.id)).enabled, false);
     const enabled = await cliJson<{ enabled: boolean }>(
       'automation',
       'enable',
@@ -170,7 +170,7 @@ describe('docwright automation', () => {
   test('run gives the job the running server’s default model, not this shell’s (issue 35)', async () => {
     // The first hour: the server ran with DOCWRIGHT_MODEL, the shell had none, and the job that
     // `automation run` created had model "" and failed model-not-configured while Run now worked.
-    const manual = await t.app.automations.service.create(p.projectId, {
+    const manual = await t.app.automations.create(p.projectId, {
       name: 'By hand',
       trigger: { type: 'manual' },
       instruction: 'Check the home page.',
@@ -219,7 +219,7 @@ describe('docwright automation', () => {
 
   test('run counts against the running server’s rate limit, not this shell’s default', async () => {
     const { projectId } = await seedProject(t.app);
-    const manual = await t.app.automations.service.create(projectId, {
+    const manual = await t.app.automations.create(projectId, {
       name: 'By hand',
       trigger: { type: 'manual' },
       instruction: 'Check the home page.',

@@ -44,7 +44,7 @@ describe('automations pages', () => {
       page.getByRole('button', { name: 'Create automation' }).click(),
     ]);
     const id = page.url().split('/').pop()!;
-    const created = await t.app.automations.service.get(projectId, id);
+    const created = await t.app.automations.get(projectId, id);
     assert.deepEqual(created.trigger, { type: 'schedule', cron: '0 9 * * 1', timeZone: 'UTC', batch: true });
     assert.equal(created.draft, true);
 
@@ -58,14 +58,14 @@ describe('automations pages', () => {
 
     await page.getByRole('button', { name: 'Disable' }).click();
     await page.getByRole('button', { name: 'Enable' }).waitFor();
-    assert.equal((await t.app.automations.service.get(projectId, id)).enabled, false);
+    assert.equal((await t.app.automations.get(projectId, id)).enabled, false);
     await page.getByRole('button', { name: 'Enable' }).click();
     await page.getByRole('button', { name: 'Disable' }).waitFor();
-    assert.equal((await t.app.automations.service.get(projectId, id)).enabled, true);
+    assert.equal((await t.app.automations.get(projectId, id)).enabled, true);
   });
 
   test('the list shows each automation’s last outcome and reason; a skipped run says why', async () => {
-    const style = await t.app.automations.service.create(projectId, {
+    const style = await t.app.automations.create(projectId, {
       name: 'Enforce the style guide',
       trigger: { type: 'docs-push' },
       instruction: 'Fix the style.',
@@ -107,7 +107,7 @@ describe('automations pages', () => {
   });
 
   test('an automation’s page: its breadcrumb, each run’s reason once, its runs card, the deliveries it watches with their results (issue 35)', async () => {
-    const style = await t.app.automations.service.create(projectId, {
+    const style = await t.app.automations.create(projectId, {
       name: 'Style on push',
       trigger: { type: 'docs-push' },
       instruction: 'Fix the style.',
@@ -122,7 +122,7 @@ describe('automations pages', () => {
       reason: 'own-change',
       at: new Date(),
     });
-    await t.app.automations.service.trigger(projectId, style.id, {});
+    await t.app.automations.trigger(projectId, style.id, {});
     const { deliveries } = t.app.automations;
     for (const [id, name, result] of [
       ['gh-ignored-1', 'docs', 'ignored: repository.html_url is not an http(s) URL'],
@@ -179,12 +179,12 @@ describe('automations pages', () => {
 
     // A trigger's type stays one word: between 641 and 900 px it broke as "manu/al" (a page
     // whose only run is a manual one, so that its column is narrow).
-    const byHand = await t.app.automations.service.create(projectId, {
+    const byHand = await t.app.automations.create(projectId, {
       name: 'By hand',
       trigger: { type: 'manual' },
       instruction: 'Check the links.',
     });
-    await t.app.automations.service.trigger(projectId, byHand.id, {});
+    await t.app.automations.trigger(projectId, byHand.id, {});
     await page.goto(`/projects/${projectId}/automations/${byHand.id}`);
     for (const width of [760, 375]) {
       await page.setViewportSize({ width, height: 900 });

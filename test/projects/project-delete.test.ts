@@ -101,7 +101,7 @@ describe('deleting a project', () => {
       events: ['job.archived'],
     });
     // An automation with a skipped run, a stored inbound delivery and a poll cursor.
-    const automation = await t.app.automations.service.create(doomed.projectId, {
+    const automation = await t.app.automations.create(doomed.projectId, {
       name: 'Docs',
       trigger: { type: 'manual' },
       instruction: 'Update the docs',

@@ -15,7 +15,7 @@ type WorkflowParams = { Params: { projectId: string; automationId: string } };
  * trigger. Routes only translate HTTP; the automation service decides.
  */
 export function registerAutomationRoutes(server: FastifyInstance, app: AppUses): void {
-  const automations = app.automations.service;
+  const automations = app.automations;
   const authorize = async (request: FastifyRequest) => {
     const { projectId } = request.params as { projectId: string };
     request.principal = await authorizeProject(request, projectId, {

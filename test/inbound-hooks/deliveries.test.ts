@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { deliveryIdOf, eventOf, MAX_DELIVERY_ID_LENGTH } from '../../src/hooks/deliveries.ts';
+import { deliveryIdOf, eventOf, MAX_DELIVERY_ID_LENGTH } from '../../src/inbound-hooks/deliveries.ts';
 
 const BODY = new TextEncoder().encode('{"ref":"refs/heads/main"}');
 const digest = (body: Uint8Array) => `sha256:${createHash('sha256').update(body).digest('hex')}`;

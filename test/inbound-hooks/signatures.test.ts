@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { describe, test } from 'node:test';
 import type { HookHost } from '../../src/automations/code-events.ts';
-import type { HeaderSource } from '../../src/hooks/headers.ts';
-import { checkBeforeBody, MAX_TOKEN_LENGTH, verifySignature } from '../../src/hooks/signatures.ts';
+import type { HeaderSource } from '../../src/inbound-hooks/headers.ts';
+import { checkBeforeBody, MAX_TOKEN_LENGTH, verifySignature } from '../../src/inbound-hooks/signatures.ts';
 
 const SECRET = "It's a Secret to Everybody";
 const BODY = new TextEncoder().encode('Hello, World!');
