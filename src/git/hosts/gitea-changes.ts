@@ -411,8 +411,10 @@ export function giteaChanges(
           },
           async partOfMergedPullRequest(commit: BranchCommit, pulls) {
             try {
-              const { body } = await request('GET', `${repoPath}/commits/${commit.sha}/pull`, { signal });
-              if (merged(body as GtPull, ref)) return true;
+              const { body } = await request<GtPull>('GET', `${repoPath}/commits/${commit.sha}/pull`, {
+                signal,
+              });
+              if (merged(body, ref)) return true;
             } catch (error) {
               if (!(error instanceof HttpFailure) || error.status !== 404) throw error;
             }

@@ -30,12 +30,12 @@ export function giteaConversation(api: Pick<RepositoryApi, 'request' | 'repoPath
 
     async canWrite(user, signal) {
       try {
-        const { body } = await request(
+        const { body } = await request<{ permission?: unknown }>(
           'GET',
           `${repoPath}/collaborators/${encodeURIComponent(user.login)}/permission`,
           { signal },
         );
-        return WRITERS.has(String((body as { permission?: unknown }).permission));
+        return WRITERS.has(String(body.permission));
       } catch (error) {
         if (error instanceof HttpFailure && (error.status === 404 || error.status === 403)) return false;
         throw error;
@@ -72,11 +72,15 @@ export function giteaConversation(api: Pick<RepositoryApi, 'request' | 'repoPath
     },
 
     async reply(target, text, signal) {
-      const { body } = await request('POST', `${repoPath}/issues/${target.number}/comments`, {
-        body: { body: text },
-        signal,
-      });
-      const created = body as { id: number; html_url?: unknown };
+      const { body } = await request<{ id: number; html_url?: unknown }>(
+        'POST',
+        `${repoPath}/issues/${target.number}/comments`,
+        {
+          body: { body: text },
+          signal,
+        },
+      );
+      const created = body;
       return { id: created.id, url: webLink(created.html_url) };
     },
   };

@@ -286,11 +286,11 @@ export function gitHubChanges(
           return { complete: outcome !== 'limit' };
         },
         async partOfMergedPullRequest({ sha }) {
-          const { body } = await request('GET', `${commitsPath}/${sha}/pulls`, {
+          const { body } = await request<GhPull[]>('GET', `${commitsPath}/${sha}/pulls`, {
             query: { per_page: 100 },
             signal,
           });
-          return Array.isArray(body) && (body as GhPull[]).some((p) => merged(p, ref) !== null);
+          return Array.isArray(body) && body.some((p) => merged(p, ref) !== null);
         },
       }),
     },

@@ -65,12 +65,12 @@ export function gitHubConversation(
 
     async canWrite(user, signal) {
       try {
-        const { body } = await request(
+        const { body } = await request<{ permission?: unknown; role_name?: unknown }>(
           'GET',
           `${repoPath}/collaborators/${encodeURIComponent(user.login)}/permission`,
           { signal },
         );
-        const answer = body as { permission?: unknown; role_name?: unknown };
+        const answer = body;
         return WRITERS.has(String(answer.permission)) || WRITERS.has(String(answer.role_name));
       } catch (error) {
         // Not a collaborator (404), or a user this token may not ask about.
@@ -114,8 +114,11 @@ export function gitHubConversation(
         target.kind === 'review-thread'
           ? `${repoPath}/pulls/${target.number}/comments/${encodeURIComponent(target.commentId)}/replies`
           : `${repoPath}/issues/${target.number}/comments`;
-      const { body } = await request('POST', path, { body: { body: text }, signal });
-      const posted = body as { id: number; html_url?: unknown };
+      const { body } = await request<{ id: number; html_url?: unknown }>('POST', path, {
+        body: { body: text },
+        signal,
+      });
+      const posted = body;
       return { id: posted.id, url: webLink(posted.html_url) };
     },
   };

@@ -176,11 +176,15 @@ export function createGitHubHost(
     }
     known.add(jwt);
     try {
-      const { body } = await asApp('POST', `/app/installations/${app.installationId}/access_tokens`, {
+      const { body } = await asApp<{
+        token?: unknown;
+        expires_at?: unknown;
+        permissions?: Record<string, string>;
+      }>('POST', `/app/installations/${app.installationId}/access_tokens`, {
         headers: { authorization: `bearer ${jwt}` },
         signal,
       });
-      const result = body as { token?: unknown; expires_at?: unknown; permissions?: Record<string, string> };
+      const result = body;
       if (typeof result.token !== 'string' || result.token === '') {
         throw new Error('GitHub answered without a token');
       }
@@ -234,20 +238,25 @@ export function createGitHubHost(
     const auth = createAppAuth({ appId: app.appId, privateKey: app.privateKey, log: silentLog });
     const jwt = (await auth({ type: 'app' })).token;
     known.add(jwt);
-    const { body } = await asApp('GET', '/app', { headers: { authorization: `bearer ${jwt}` }, signal });
-    const slug = (body as { slug?: unknown }).slug;
+    const { body } = await asApp<{ slug?: unknown }>('GET', '/app', {
+      headers: { authorization: `bearer ${jwt}` },
+      signal,
+    });
+    const slug = body.slug;
     if (typeof slug !== 'string' || slug === '') throw new Error('GitHub answered /app without a slug');
     return { id: '', login: `${slug}[bot]` };
   }
 
   async function findOpen(branch: string, signal?: AbortSignal): Promise<PullRequestRef | undefined> {
-    const { body } = await request('GET', `${repoPath}/pulls`, {
-      query: { state: 'open', head: `${owner}:${branch}`, per_page: 100 },
-      signal,
-    });
-    const list = Array.isArray(body)
-      ? (body as { number: number; html_url: string; head: { ref: string } }[])
-      : [];
+    const { body } = await request<{ number: number; html_url: string; head: { ref: string } }[]>(
+      'GET',
+      `${repoPath}/pulls`,
+      {
+        query: { state: 'open', head: `${owner}:${branch}`, per_page: 100 },
+        signal,
+      },
+    );
+    const list = Array.isArray(body) ? body : [];
     const pr = list.find((p) => p.head?.ref === branch) ?? list[0];
     return pr ? { url: pr.html_url, number: pr.number } : undefined;
   }
@@ -257,7 +266,7 @@ export function createGitHubHost(
     draft: boolean,
     signal?: AbortSignal,
   ): Promise<PullRequestRef> {
-    const { body } = await request('POST', `${repoPath}/pulls`, {
+    const { body } = await request<{ number: number; html_url: string }>('POST', `${repoPath}/pulls`, {
       body: {
         title: input.title,
         body: input.body,
@@ -267,7 +276,7 @@ export function createGitHubHost(
       },
       signal,
     });
-    const pr = body as { number: number; html_url: string };
+    const pr = body;
     return { url: pr.html_url, number: pr.number };
   }
 

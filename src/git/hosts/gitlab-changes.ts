@@ -316,8 +316,12 @@ export function gitLabChanges(context: {
           return { complete: outcome !== 'limit' };
         },
         async partOfMergedPullRequest({ sha }) {
-          const { body } = await request('GET', `/repository/commits/${sha}/merge_requests`, { signal });
-          return Array.isArray(body) && (body as GlMergeRequest[]).some((mr) => merged(mr, ref) !== null);
+          const { body } = await request<GlMergeRequest[]>(
+            'GET',
+            `/repository/commits/${sha}/merge_requests`,
+            { signal },
+          );
+          return Array.isArray(body) && body.some((mr) => merged(mr, ref) !== null);
         },
       }),
     },

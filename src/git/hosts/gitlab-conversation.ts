@@ -50,8 +50,10 @@ export function gitLabConversation(api: {
     async canWrite(user, signal) {
       if (!/^\d+$/.test(user.id)) return false;
       try {
-        const { body } = await request('GET', `/members/all/${user.id}`, { signal });
-        const level = (body as { access_level?: unknown }).access_level;
+        const { body } = await request<{ access_level?: unknown }>('GET', `/members/all/${user.id}`, {
+          signal,
+        });
+        const level = body.access_level;
         return typeof level === 'number' && level >= DEVELOPER_ACCESS;
       } catch (error) {
         if (error instanceof HttpFailure && (error.status === 404 || error.status === 403)) return false;
@@ -98,8 +100,8 @@ export function gitLabConversation(api: {
         target.kind === 'discussion'
           ? `/merge_requests/${target.number}/discussions/${encodeURIComponent(target.discussionId)}/notes`
           : `/merge_requests/${target.number}/notes`;
-      const { body } = await request('POST', path, { body: { body: text }, signal });
-      const id = (body as { id: number }).id;
+      const { body } = await request<{ id: number }>('POST', path, { body: { body: text }, signal });
+      const id = body.id;
       return { id, url: webLink(`${api.webUrl}/-/merge_requests/${target.number}#note_${id}`) };
     },
   };

@@ -107,11 +107,11 @@ export function createGitLabHost(
   });
 
   async function findOpen(branch: string, signal?: AbortSignal): Promise<PullRequestRef | undefined> {
-    const { body } = await request('GET', '/merge_requests', {
+    const { body } = await request<MergeRequest[]>('GET', '/merge_requests', {
       query: { source_branch: branch, state: 'opened', per_page: 100 },
       signal,
     });
-    const list = Array.isArray(body) ? (body as MergeRequest[]) : [];
+    const list = Array.isArray(body) ? body : [];
     const mr = list.find(
       (m) =>
         m.source_branch === branch &&
@@ -129,7 +129,7 @@ export function createGitLabHost(
         ? `Draft: ${input.title}`
         : input.title;
     try {
-      const { body } = await request('POST', '/merge_requests', {
+      const { body } = await request<MergeRequest>('POST', '/merge_requests', {
         body: {
           source_branch: input.branch,
           target_branch: input.base,
@@ -139,7 +139,7 @@ export function createGitLabHost(
         },
         signal,
       });
-      const mr = body as MergeRequest;
+      const mr = body;
       return { url: mr.web_url, number: mr.iid };
     } catch (error) {
       // GitLab answers 422 (or 400, by version) when the source or target branch does not exist.

@@ -130,7 +130,7 @@ export function apiMessage(body: unknown): string {
       .join('; ')
       .slice(0, 500);
   }
-  const record = body as Record<string, unknown>;
+  const record: Record<string, unknown> = Object.fromEntries(Object.entries(body));
   const parts: string[] = [];
   for (const key of ['message', 'error', 'error_description']) {
     const value = record[key];
