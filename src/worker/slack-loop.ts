@@ -140,8 +140,11 @@ export class SlackLoop {
       if (/^(job|follow-up):/.test(result)) logger.info(fields, 'Slack event processed');
       else logger.warn(fields, `Slack event started nothing: ${result}`);
       done++;
-      // Requests waiting on the event loop are served between two events (SQLite runs on it).
+      // Requests waiting on the event loop are served between two events (SQLite runs on it),
+      // and a new burst of events pauses the pass: its answers to Slack come first, and the pass
+      // goes on once the burst ends (#wakeAfterBurst).
       await new Promise((resolve) => setImmediate(resolve));
+      if (this.#burst) break;
     }
     return done;
   }
