@@ -20,6 +20,7 @@ import {
 } from '../automations/watched-branch.ts';
 import { isCommentEvent } from '../conversations/comments/comment-events.ts';
 import { isDocwrightError } from '../errors.ts';
+import { SinglePass } from './single-pass.ts';
 
 /** What the loop uses of the App. */
 export type AutomationLoopDeps = Pick<
@@ -70,13 +71,16 @@ export class AutomationLoop {
   #settleTimer: NodeJS.Timeout | undefined;
   #burst: { timer: NodeJS.Timeout; since: number } | undefined;
   readonly #timers: NodeJS.Timeout[] = [];
-  #pass: Promise<void> | undefined;
-  #again = false;
+  readonly #passes: SinglePass;
   #stopping = false;
   #unsubscribe: (() => void) | undefined;
 
   constructor(app: AutomationLoopDeps, options: AutomationLoopOptions = {}) {
     this.#app = app;
+    this.#passes = new SinglePass(
+      () => this.runPass(),
+      (error) => this.#app.logger.warn({ err: { message: error.message } }, 'automation pass failed'),
+    );
     this.#checkMs = options.checkMs ?? 15_000;
     this.#pollMs = (options.pollSeconds ?? app.config.automationPollSeconds) * 1000;
     const hostOptions = { allowLinkLocal: app.config.allowLinkLocalRepositories };
@@ -103,32 +107,18 @@ export class AutomationLoop {
     for (const timer of this.#timers) clearInterval(timer);
     clearTimeout(this.#settleTimer);
     clearTimeout(this.#burst?.timer);
-    await this.#pass;
+    await this.#passes.stop();
   }
 
   /** Runs a pass soon (another one after the current pass when one is going). */
   wake(): void {
     if (this.#stopping) return;
-    if (this.#pass) {
-      this.#again = true;
-      return;
-    }
-    this.#pass = this.runPass()
-      .catch((error: unknown) =>
-        this.#app.logger.warn({ err: { message: (error as Error).message } }, 'automation pass failed'),
-      )
-      .finally(() => {
-        this.#pass = undefined;
-        if (this.#again) {
-          this.#again = false;
-          this.wake();
-        }
-      });
+    this.#passes.wake();
   }
 
   /** Waits for the pass under way, if any (tests). */
   async idle(): Promise<void> {
-    while (this.#pass) await this.#pass;
+    await this.#passes.idle();
   }
 
   /** One pass: waiting deliveries, due schedules, runs to resume. */

@@ -8,6 +8,7 @@
  * are claimed in the follow-up's transaction and replies under a lease (conversations/comments/).
  */
 import type { App } from '../app.ts';
+import { SinglePass } from './single-pass.ts';
 
 export type CommentLoopDeps = Pick<App, 'comments' | 'config' | 'logger' | 'signals'>;
 
@@ -29,14 +30,17 @@ export class CommentLoop {
   readonly #unsubscribe: (() => void)[] = [];
   /** Jobs with comments not done: only their signals wake the loop (refreshed every pass). */
   #watched = new Set<string>();
-  #pass: Promise<void> | undefined;
-  #again = false;
+  readonly #passes: SinglePass;
   #soon: NodeJS.Timeout | undefined;
   #polling: Promise<unknown> | undefined;
   #stopping = false;
 
   constructor(app: CommentLoopDeps, options: CommentLoopOptions = {}) {
     this.#app = app;
+    this.#passes = new SinglePass(
+      () => this.runPass(),
+      (error) => this.#app.logger.warn({ err: { message: error.message } }, 'comment pass failed'),
+    );
     this.#checkMs = options.checkMs ?? 15_000;
     this.#pollMs = (options.pollSeconds ?? app.config.automationPollSeconds) * 1000;
   }
@@ -70,7 +74,7 @@ export class CommentLoop {
     for (const off of this.#unsubscribe) off();
     for (const timer of this.#timers) clearInterval(timer);
     clearTimeout(this.#soon);
-    await Promise.all([this.#pass, this.#polling]);
+    await Promise.all([this.#passes.stop(), this.#polling]);
   }
 
   /** A pass after `WAKE_GATHER_MS`, shared by the wake-ups meanwhile. */
@@ -85,26 +89,12 @@ export class CommentLoop {
 
   wake(): void {
     if (this.#stopping) return;
-    if (this.#pass) {
-      this.#again = true;
-      return;
-    }
-    this.#pass = this.runPass()
-      .catch((error: unknown) =>
-        this.#app.logger.warn({ err: { message: (error as Error).message } }, 'comment pass failed'),
-      )
-      .finally(() => {
-        this.#pass = undefined;
-        if (this.#again) {
-          this.#again = false;
-          this.wake();
-        }
-      });
+    this.#passes.wake();
   }
 
   /** Waits for the pass under way, if any (tests). */
   async idle(): Promise<void> {
-    while (this.#pass) await this.#pass;
+    await this.#passes.idle();
   }
 
   async runPass(): Promise<void> {

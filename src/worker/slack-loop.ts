@@ -7,6 +7,7 @@
  * taken conditionally (src/conversations/slack/).
  */
 import type { App } from '../app.ts';
+import { SinglePass } from './single-pass.ts';
 
 /** What the loop uses of the App. */
 export type SlackLoopDeps = Pick<App, 'slack' | 'signals' | 'logger'>;
@@ -34,13 +35,16 @@ export class SlackLoop {
   #timer: NodeJS.Timeout | undefined;
   #settle: NodeJS.Timeout | undefined;
   #burst: { timer: NodeJS.Timeout; since: number } | undefined;
-  #pass: Promise<void> | undefined;
-  #again = false;
+  readonly #passes: SinglePass;
   #stopping = false;
   readonly #unsubscribe: (() => void)[] = [];
 
   constructor(app: SlackLoopDeps, options: SlackLoopOptions = {}) {
     this.#app = app;
+    this.#passes = new SinglePass(
+      () => this.runPass(),
+      (error) => this.#app.logger.warn({ err: { message: error.message } }, 'Slack pass failed'),
+    );
     this.#checkMs = options.checkMs ?? 5_000;
     this.#settleMs = options.settleMs ?? 200;
   }
@@ -65,7 +69,7 @@ export class SlackLoop {
     clearInterval(this.#timer);
     clearTimeout(this.#settle);
     clearTimeout(this.#burst?.timer);
-    await this.#pass;
+    await this.#passes.stop();
   }
 
   /** A pass once events stop arriving for `EVENT_QUIET_MS` (or `EVENT_BURST_MAX_MS` after the first). */
@@ -96,26 +100,12 @@ export class SlackLoop {
   /** Runs a pass soon (another one after the current pass when one is going). */
   wake(): void {
     if (this.#stopping) return;
-    if (this.#pass) {
-      this.#again = true;
-      return;
-    }
-    this.#pass = this.runPass()
-      .catch((error: unknown) =>
-        this.#app.logger.warn({ err: { message: (error as Error).message } }, 'Slack pass failed'),
-      )
-      .finally(() => {
-        this.#pass = undefined;
-        if (this.#again) {
-          this.#again = false;
-          this.wake();
-        }
-      });
+    this.#passes.wake();
   }
 
   /** Waits for the pass under way, if any (tests). */
   async idle(): Promise<void> {
-    while (this.#pass) await this.#pass;
+    await this.#passes.idle();
   }
 
   /** One pass: every waiting event, then every status message that is behind. */
