@@ -140,10 +140,15 @@ describe('two server processes sharing the database receive the same comment', (
       results.every((r) => /^(follow-up started|ignored: the comment was received before)/.test(r ?? '')),
       JSON.stringify(results),
     );
-    const claims = await t.app.store.db
-      .selectFrom('comment_follow_ups')
-      .select(['status', 'run_seq'])
-      .execute();
+    // A process records `received before` on a delivery while the other may still be committing
+    // the follow-up it claimed: the claim is read once it has left `waiting`.
+    const claims = await waitFor(async () => {
+      const rows = await t.app.store.db
+        .selectFrom('comment_follow_ups')
+        .select(['status', 'run_seq'])
+        .execute();
+      return rows.some((row) => row.status === 'waiting') ? undefined : rows;
+    });
     assert.deepEqual(claims, [{ status: claims[0]?.status === 'done' ? 'done' : 'started', run_seq: 2 }]);
     assert.equal((await t.app.jobHistory.runs(jobId)).length, 2, 'one follow-up run');
     // Its replies are posted once, whichever process posts them.
